@@ -1,0 +1,89 @@
+"""Settings: the one place that reads the environment (and `.env`)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PolicyName = Literal["embedded", "openai", "art"]
+JudgeName = Literal["rubric", "llm", "ruler"]
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore", populate_by_name=True)
+
+    # Where things live.
+    data_dir: Path = Field(Path("data"), validation_alias="CODREAMER_DATA_DIR")
+    results_dir: Path = Field(Path("results"), validation_alias="CODREAMER_RESULTS_DIR")
+
+    # Agent and judge.
+    policy: PolicyName = Field("embedded", validation_alias="CODREAMER_POLICY")
+    judge: JudgeName = Field("rubric", validation_alias="CODREAMER_JUDGE")
+    max_graph_nodes: int = Field(20_000, validation_alias="CODREAMER_MAX_GRAPH_NODES")
+
+    # Learn-loop defaults (the CLI's positional args and the original env names win).
+    num_iters: int = Field(3, validation_alias=AliasChoices("NUM_ITERS", "CODREAMER_ITERATIONS"))
+    depth: int = Field(5, validation_alias=AliasChoices("DEPTH", "CODREAMER_DEPTH"))
+    run_id: str | None = Field(None, validation_alias="RUN_ID")
+
+    # API.
+    api_host: str = Field("127.0.0.1", validation_alias="CODREAMER_API_HOST")
+    api_port: int = Field(8000, validation_alias="CODREAMER_API_PORT")
+    api_key: str | None = Field(None, validation_alias="CODREAMER_API_KEY")
+    api_url: str = Field(
+        "http://127.0.0.1:8000",
+        validation_alias=AliasChoices("CODREAMER_API_URL", "NEXT_PUBLIC_CODREAMER_API_URL"),
+    )
+    max_concurrent_runs: int = Field(2, validation_alias="CODREAMER_MAX_CONCURRENT_RUNS")
+    max_queued_runs: int = Field(32, validation_alias="CODREAMER_MAX_QUEUED_RUNS")
+    max_body_bytes: int = Field(2_000_000, validation_alias="CODREAMER_MAX_BODY_BYTES")
+    cors_origins: str = Field(
+        "http://localhost:3000,http://127.0.0.1:3000", validation_alias="CODREAMER_CORS_ORIGINS"
+    )
+
+    # Webhooks.
+    frontend_url: str | None = Field(None, validation_alias="FRONTEND_URL")
+    webhook_secret: str | None = Field(None, validation_alias="CODREAMER_WEBHOOK_SECRET")
+    webhook_timeout_s: float = Field(5.0, validation_alias="CODREAMER_WEBHOOK_TIMEOUT")
+    webhook_max_attempts: int = Field(8, validation_alias="CODREAMER_WEBHOOK_MAX_ATTEMPTS")
+    webhook_max_elapsed_s: float = Field(60.0, validation_alias="CODREAMER_WEBHOOK_MAX_ELAPSED")
+    webhook_backoff_initial_s: float = Field(0.25, validation_alias="CODREAMER_WEBHOOK_BACKOFF")
+
+    # LLMs and ART (optional).
+    openai_api_key: str | None = Field(None, validation_alias="OPENAI_API_KEY")
+    openai_base_url: str | None = Field(None, validation_alias="OPENAI_BASE_URL")
+    openai_model: str = Field("gpt-4o-mini", validation_alias="CODREAMER_OPENAI_MODEL")
+    judge_model: str | None = Field(None, validation_alias="CODREAMER_JUDGE_MODEL")
+    llm_timeout_s: float = Field(60.0, validation_alias="CODREAMER_LLM_TIMEOUT")
+    llm_max_retries: int = Field(3, validation_alias="CODREAMER_LLM_MAX_RETRIES")
+    llm_concurrency: int = Field(4, validation_alias="CODREAMER_LLM_CONCURRENCY")
+    art_backend: Literal["local", "serverless"] = Field("local", validation_alias="ART_BACKEND")
+    art_base_model: str = Field("Qwen/Qwen2.5-7B-Instruct", validation_alias="ART_BASE_MODEL")
+    art_project: str = Field("codreamer", validation_alias="ART_PROJECT")
+    wandb_api_key: str | None = Field(None, validation_alias="WANDB_API_KEY")
+    weave_project: str | None = Field(None, validation_alias="WEAVE_PROJECT")
+
+    @property
+    def runs_dir(self) -> Path:
+        return self.results_dir / "runs"
+
+    @property
+    def default_graph_path(self) -> Path:
+        return self.data_dir / "graph.json"
+
+    @property
+    def scenarios_path(self) -> Path:
+        return self.data_dir / "scenarios.json"
+
+    @property
+    def feedback_path(self) -> Path:
+        return self.data_dir / "feedback.jsonl"
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,89 @@
+"""Shared data models: emails, prospects, scenarios, judgements, webhook payloads."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+CUSTOMER_JOB = "Customer Job"
+PRODUCT_FEATURE = "Product Feature"
+
+
+class FinalEmail(BaseModel):
+    subject: str
+    body: str
+    citations: list[str] = Field(default_factory=list)
+
+
+class Prospect(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    prospect_id: str | None = None
+    name: str = Field(min_length=1)
+    email: str | None = None
+    title: str | None = None
+    company: str | None = None
+    industry: str | None = None
+    tech_stack: list[str] = Field(default_factory=list)
+
+    @property
+    def first_name(self) -> str:
+        return self.name.split()[0] if self.name.split() else self.name
+
+
+class Scenario(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    id: str = "custom"
+    prospect: Prospect
+    goal: str = Field(min_length=1)
+    seed_nodes: list[str] = Field(default_factory=lambda: [CUSTOMER_JOB])
+
+    @field_validator("seed_nodes")
+    @classmethod
+    def _non_empty(cls, v: list[str]) -> list[str]:
+        return v or [CUSTOMER_JOB]
+
+
+class CriterionScore(BaseModel):
+    score: float = Field(ge=0.0, le=1.0)
+    weight: float = Field(ge=0.0)
+    reason: str
+
+
+class Judgement(BaseModel):
+    """The result shape every judge returns (rubric, llm, ruler)."""
+
+    total: float = Field(ge=0.0, le=1.0)
+    criteria: dict[str, CriterionScore] = Field(default_factory=dict)
+
+
+class RewardStats(BaseModel):
+    n: int = 0
+    mean: float = 0.0
+    median: float = 0.0
+    min: float = 0.0
+    max: float = 0.0
+    std: float = 0.0
+
+
+Stage = Literal["baseline", "iteration", "final"]
+
+
+def utc_now_iso() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class WebhookPayload(BaseModel):
+    """DESIGN §7. `run_id`, `final_email`, `node_scores` are the prototype's schema."""
+
+    run_id: str
+    stage: Stage = "final"
+    iteration: int | None = None
+    iterations: int | None = None
+    final_email: FinalEmail
+    node_scores: dict[str, float]
+    metrics: dict[str, float] = Field(default_factory=dict)
+    created_at: str = Field(default_factory=utc_now_iso)
