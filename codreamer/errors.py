@@ -41,6 +41,17 @@ class UnknownNodeError(CoDreamerError, KeyError):
         return self.args[0]
 
 
+class UnknownToolError(CoDreamerError, LookupError):
+    """An LLM called a tool that does not exist."""
+
+    def __init__(self, name: str, known: tuple[str, ...] = ()) -> None:
+        self.name = name
+        super().__init__(f"unknown tool {name!r}; known: {', '.join(known)}")
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
 class ScenarioError(CoDreamerError):
     """A scenario id that does not exist, or a scenario file that does not parse."""
 

@@ -1,0 +1,1 @@
+"""The agent: tools over a graph, the email composer, rollouts and policies."""

@@ -1,0 +1,152 @@
+"""The agent's three tools, over one run's graph and node scores.
+
+Names, arguments and meanings are fixed by DESIGN §3; the same functions back
+the embedded policy and the OpenAI tool schemas an LLM policy sees. Nothing
+here reads files: a run hands in its own store and scores.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from codreamer.errors import UnknownNodeError, UnknownToolError
+from codreamer.graph.scores import NodeScores
+from codreamer.graph.store import GraphStore
+from codreamer.models import FinalEmail
+
+GET_CONNECTED_NODES = "get_connected_nodes"
+GET_RELEVANT_CONTEXT = "get_relevant_context"
+FINALIZE_EMAIL = "finalize_email"
+TOOL_NAMES = (GET_CONNECTED_NODES, GET_RELEVANT_CONTEXT, FINALIZE_EMAIL)
+
+TOOL_SCHEMAS: list[dict[str, Any]] = [
+    {
+        "type": "function",
+        "function": {
+            "name": GET_CONNECTED_NODES,
+            "description": (
+                "List the ids of the nodes this node points to in the knowledge graph, "
+                "most promising first."
+            ),
+            "parameters": {
+                "type": "object",
+                "properties": {"node_id": {"type": "string", "description": "A node id."}},
+                "required": ["node_id"],
+                "additionalProperties": False,
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": GET_RELEVANT_CONTEXT,
+            "description": (
+                "Get a short evidence block for a node: its content, how it was reached "
+                "(relationship and rationale) and the citation id to use for it."
+            ),
+            "parameters": {
+                "type": "object",
+                "properties": {"node_id": {"type": "string", "description": "A node id."}},
+                "required": ["node_id"],
+                "additionalProperties": False,
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": FINALIZE_EMAIL,
+            "description": (
+                "Send the finished email. Cite the ids of the nodes whose facts the email "
+                "uses, in the order of the argument, from 'Customer Job' to a 'Product "
+                "Feature' node. Ends the conversation."
+            ),
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "subject": {"type": "string"},
+                    "body": {"type": "string"},
+                    "citations": {"type": "array", "items": {"type": "string"}},
+                },
+                "required": ["subject", "body", "citations"],
+                "additionalProperties": False,
+            },
+        },
+    },
+]
+
+
+class AgentTools:
+    """The tools bound to one graph and one set of node scores."""
+
+    def __init__(self, store: GraphStore, scores: NodeScores) -> None:
+        self.store = store
+        self.scores = scores
+        # Scores only move between generation steps; the ranking is cached per
+        # node and dropped by `invalidate()` when they do.
+        self._ranked: dict[str, list[str]] = {}
+
+    def invalidate(self) -> None:
+        self._ranked.clear()
+
+    def get_connected_nodes(self, node_id: str) -> list[str]:
+        """Out-neighbour ids ranked by node score (descending); ties keep graph order."""
+        cached = self._ranked.get(node_id)
+        if cached is not None:
+            return cached
+        nbs = self.store.out_neighbours(node_id)
+        scores = self.scores
+        order = sorted(range(len(nbs)), key=lambda i: (-scores.get(nbs[i].id), i))
+        ranked = [nbs[i].id for i in order]
+        self._ranked[node_id] = ranked
+        return ranked
+
+    def get_relevant_context(self, node_id: str, via: str | None = None) -> dict[str, Any]:
+        """Evidence for a node; `via` is the node the agent came from, for the edge's why."""
+        node = self.store.node(node_id)
+        evidence: dict[str, Any] = {"node_id": node.id, "content": node.content}
+        if via is not None:
+            edge = self.store.edge(via, node_id)
+            if edge is not None:
+                evidence["reached_from"] = via
+                evidence["relationship"] = edge.relationship
+                evidence["rationale"] = edge.rationale
+        if node.verification is not None:
+            v = node.verification
+            evidence["verification"] = {
+                k: val
+                for k, val in (
+                    ("verified", v.verified),
+                    ("confidence", v.confidence),
+                    ("summary", v.summary),
+                )
+                if val is not None
+            }
+        evidence["citations"] = [node.id]
+        return evidence
+
+    def finalize_email(self, subject: str, body: str, citations: list[str]) -> FinalEmail:
+        """Ends a rollout. Citations are kept as given, unknown ids included: the judge
+        sees and penalises them rather than the tool hiding them."""
+        return FinalEmail(subject=subject, body=body, citations=list(citations))
+
+    def call(self, name: str, arguments: dict[str, Any]) -> Any:
+        """Dispatch a tool call by name (what an LLM policy's tool call becomes)."""
+        if name == GET_CONNECTED_NODES:
+            return self.get_connected_nodes(_node_arg(arguments))
+        if name == GET_RELEVANT_CONTEXT:
+            return self.get_relevant_context(_node_arg(arguments), arguments.get("via"))
+        if name == FINALIZE_EMAIL:
+            return self.finalize_email(
+                str(arguments.get("subject", "")),
+                str(arguments.get("body", "")),
+                [str(c) for c in arguments.get("citations") or []],
+            )
+        raise UnknownToolError(name, TOOL_NAMES)
+
+
+def _node_arg(arguments: dict[str, Any]) -> str:
+    node_id = arguments.get("node_id")
+    if not isinstance(node_id, str):
+        raise UnknownNodeError(repr(node_id))
+    return node_id

@@ -1,0 +1,70 @@
+"""Per-run node scores: a run's own copy, reconciled with its graph, never shared."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+DEFAULT_SCORE = 1.0
+DEFAULT_STEP = 0.1
+
+
+def _clamp(x: float) -> float:
+    return 0.0 if x < 0.0 else 1.0 if x > 1.0 else x
+
+
+class NodeScores:
+    """Scores in [0, 1] for every node of one graph.
+
+    Reconciliation: ids not in the graph are dropped, missing ids start at
+    1.0 (optimistic, so unexplored nodes stay attractive), values are clamped.
+    """
+
+    def __init__(self, node_ids: Iterable[str], initial: Mapping[str, float] | None = None) -> None:
+        initial = initial or {}
+        self._scores: dict[str, float] = {}
+        for nid in node_ids:
+            v = initial.get(nid, DEFAULT_SCORE)
+            try:
+                f = float(v)
+            except (TypeError, ValueError):
+                f = DEFAULT_SCORE
+            if f != f:  # NaN
+                f = DEFAULT_SCORE
+            self._scores[nid] = _clamp(f)
+
+    def __getitem__(self, node_id: str) -> float:
+        return self._scores[node_id]
+
+    def get(self, node_id: str, default: float = DEFAULT_SCORE) -> float:
+        return self._scores.get(node_id, default)
+
+    def __contains__(self, node_id: object) -> bool:
+        return node_id in self._scores
+
+    def __len__(self) -> int:
+        return len(self._scores)
+
+    def snapshot(self) -> dict[str, float]:
+        """A copy: callers can keep it while the scores move on."""
+        return dict(self._scores)
+
+    def copy(self) -> NodeScores:
+        return NodeScores(self._scores.keys(), self._scores)
+
+    def update(
+        self,
+        cited_rewards: Iterable[tuple[Iterable[str], float]],
+        step: float = DEFAULT_STEP,
+    ) -> None:
+        """DESIGN §3 step 4: each cited node moves toward its trajectory's reward.
+
+        `cited_rewards` holds (citations, reward) of the trajectories to learn
+        from (the caller picks the better half). Unknown ids are ignored.
+        Applied in the given order, so the result is deterministic.
+        """
+        for citations, reward in cited_rewards:
+            r = _clamp(float(reward))
+            for nid in dict.fromkeys(citations):  # each node once per trajectory
+                if nid in self._scores:
+                    s = self._scores[nid]
+                    self._scores[nid] = _clamp(s + step * (r - s))

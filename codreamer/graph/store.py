@@ -1,0 +1,153 @@
+"""A read-only graph store on networkx, with the lookups the agent needs precomputed.
+
+The agent's hot path (thousands of rollouts a second) reads plain dicts built
+once here; networkx is used for the graph algorithms (paths, k-hop subgraphs).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import networkx as nx
+
+from codreamer.errors import UnknownNodeError
+from codreamer.graph.schema import Node, Verification, graph_to_json, is_product_feature
+from codreamer.models import CUSTOMER_JOB
+
+
+@dataclass(frozen=True, slots=True)
+class Neighbour:
+    id: str
+    relationship: str
+    rationale: str
+
+
+class GraphStore:
+    """An immutable view of one graph. Build it from validated nodes (`parse_graph`)."""
+
+    def __init__(self, nodes: Iterable[Node]) -> None:
+        self.nodes: dict[str, Node] = {n.id: n for n in nodes}
+        self.graph = nx.DiGraph()
+        for n in self.nodes.values():
+            self.graph.add_node(n.id)
+        self._out: dict[str, list[Neighbour]] = {}
+        for n in self.nodes.values():
+            seen: set[str] = set()
+            out: list[Neighbour] = []
+            for e in n.edges:
+                # Parallel edges collapse to the first: the agent moves between nodes.
+                if e.target in seen or e.target not in self.nodes:
+                    continue
+                seen.add(e.target)
+                out.append(Neighbour(e.target, e.relationship, e.rationale))
+                self.graph.add_edge(n.id, e.target, relationship=e.relationship, rationale=e.rationale)
+            self._out[n.id] = out
+        self.product_features: list[str] = [i for i in self.nodes if is_product_feature(i)]
+        self._hops = self._compute_hops()
+
+    @classmethod
+    def from_json(cls, data: Any, *, max_nodes: int | None = None) -> GraphStore:
+        from codreamer.graph.schema import parse_graph
+
+        return cls(parse_graph(data, max_nodes=max_nodes))
+
+    # -- lookups -----------------------------------------------------------
+    def __contains__(self, node_id: object) -> bool:
+        return node_id in self.nodes
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    @property
+    def edge_count(self) -> int:
+        return self.graph.number_of_edges()
+
+    def node(self, node_id: str) -> Node:
+        try:
+            return self.nodes[node_id]
+        except KeyError:
+            raise UnknownNodeError(node_id) from None
+
+    def content(self, node_id: str) -> str:
+        return self.node(node_id).content
+
+    def verification(self, node_id: str) -> Verification | None:
+        return self.node(node_id).verification
+
+    def out_neighbours(self, node_id: str) -> list[Neighbour]:
+        """Out-neighbours in the graph's own edge order, with relationship and rationale."""
+        if node_id not in self._out:
+            raise UnknownNodeError(node_id)
+        return self._out[node_id]
+
+    def edge(self, source: str, target: str) -> Neighbour | None:
+        for nb in self._out.get(source, ()):
+            if nb.id == target:
+                return nb
+        return None
+
+    def hops_to_feature(self, node_id: str) -> int | None:
+        """Fewest hops from `node_id` to any Product Feature node (0 for one); None: unreachable."""
+        if node_id not in self.nodes:
+            raise UnknownNodeError(node_id)
+        return self._hops.get(node_id)
+
+    @property
+    def all_hops_to_feature(self) -> dict[str, int]:
+        return dict(self._hops)
+
+    def _compute_hops(self) -> dict[str, int]:
+        # One reverse BFS from every Product Feature at once: O(V + E).
+        hops: dict[str, int] = {pf: 0 for pf in self.product_features}
+        queue = deque(self.product_features)
+        pred = self.graph.pred
+        while queue:
+            cur = queue.popleft()
+            for p in pred[cur]:
+                if p not in hops:
+                    hops[p] = hops[cur] + 1
+                    queue.append(p)
+        return hops
+
+    def k_hop_subgraph(self, node_id: str, k: int) -> nx.DiGraph:
+        """Nodes reachable in at most k out-hops from `node_id`, with the edges among them."""
+        self.node(node_id)
+        return nx.ego_graph(self.graph, node_id, radius=k)
+
+    def paths_to_features(self, source: str = CUSTOMER_JOB, max_hops: int = 6) -> list[list[str]]:
+        """Simple paths from `source` to a Product Feature node, at most `max_hops` edges.
+
+        A path stops at the first Product Feature it reaches.
+        """
+        self.node(source)
+        paths: list[list[str]] = []
+        if is_product_feature(source):
+            return [[source]]
+        stack: list[tuple[str, list[str]]] = [(source, [source])]
+        while stack:
+            cur, path = stack.pop()
+            if len(path) - 1 >= max_hops:
+                continue
+            for nb in self._out[cur]:
+                if nb.id in path:
+                    continue
+                new = path + [nb.id]
+                if is_product_feature(nb.id):
+                    paths.append(new)
+                else:
+                    stack.append((nb.id, new))
+        paths.sort(key=lambda p: (len(p), p))
+        return paths
+
+    def to_json(self) -> list[dict[str, Any]]:
+        return graph_to_json(list(self.nodes.values()))
+
+    def digest(self) -> str:
+        """A stable hash of the graph's content, recorded in run metadata."""
+        blob = json.dumps(self.to_json(), sort_keys=True, separators=(",", ":")).encode()
+        return "sha256:" + hashlib.sha256(blob).hexdigest()

@@ -1,0 +1,1 @@
+"""The learn-loop: generate, score, GRPO, KG weights; evaluation; run artifacts."""

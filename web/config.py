@@ -1,0 +1,38 @@
+"""Dashboard settings: the only module in `web/` that reads the environment (and `.env`)."""
+
+from __future__ import annotations
+
+from pydantic import AliasChoices, Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class WebSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore", populate_by_name=True)
+
+    # The backend API the page starts runs on. The original prototype's Next.js name is
+    # accepted too so an old deployment's environment keeps working.
+    api_url: str = Field(
+        "http://127.0.0.1:8000",
+        validation_alias=AliasChoices("CODREAMER_API_URL", "NEXT_PUBLIC_CODREAMER_API_URL"),
+    )
+    # Shared with the backend. Either Standard Webhooks' `whsec_<base64>` or any raw string.
+    webhook_secret: str | None = Field(None, validation_alias="CODREAMER_WEBHOOK_SECRET")
+    webhook_tolerance_s: int = Field(300, ge=1, validation_alias="CODREAMER_WEBHOOK_TOLERANCE_S")
+    max_body_bytes: int = Field(1_000_000, ge=1024, validation_alias="CODREAMER_WEB_MAX_BODY_BYTES")
+    host: str = Field("127.0.0.1", validation_alias="CODREAMER_WEB_HOST")
+    port: int = Field(3000, ge=1, le=65535, validation_alias="CODREAMER_WEB_PORT")
+    # Backend calls made while rendering must never hang the page.
+    api_timeout_s: float = Field(5.0, gt=0, validation_alias="CODREAMER_WEB_API_TIMEOUT")
+    # How many webhook-ids are remembered for de-duplication (oldest forgotten first).
+    dedupe_capacity: int = Field(10_000, ge=1, validation_alias="CODREAMER_WEB_DEDUPE_CAPACITY")
+
+    @field_validator("api_url")
+    @classmethod
+    def _strip_slash(cls, v: str) -> str:
+        return v.rstrip("/")
+
+    @field_validator("webhook_secret")
+    @classmethod
+    def _empty_is_none(cls, v: str | None) -> str | None:
+        # `CODREAMER_WEBHOOK_SECRET=` in a .env means "no secret", not "an empty key".
+        return v or None
