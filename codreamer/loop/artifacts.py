@@ -145,6 +145,16 @@ class RunPaths:
         return self.dir / "final_email.json"
 
     @property
+    def cancel_request(self) -> Path:
+        """Present while a cancel is pending: the run stops at its next step boundary."""
+        return self.dir / "cancel"
+
+    @property
+    def lock(self) -> Path:
+        """flock-ed by the process executing the run; a free lock means no live process."""
+        return self.dir / "run.lock"
+
+    @property
     def eval_report(self) -> Path:
         return self.dir / "eval_report.json"
 
