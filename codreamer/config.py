@@ -41,6 +41,8 @@ class Settings(BaseSettings):
     max_concurrent_runs: int = Field(2, validation_alias="CODREAMER_MAX_CONCURRENT_RUNS")
     max_queued_runs: int = Field(32, validation_alias="CODREAMER_MAX_QUEUED_RUNS")
     max_body_bytes: int = Field(2_000_000, validation_alias="CODREAMER_MAX_BODY_BYTES")
+    # Retry-After (seconds) sent with a 429 when the run queue is full.
+    queue_retry_after_s: int = Field(10, validation_alias="CODREAMER_QUEUE_RETRY_AFTER")
     cors_origins: str = Field(
         "http://localhost:3000,http://127.0.0.1:3000", validation_alias="CODREAMER_CORS_ORIGINS"
     )
@@ -52,6 +54,11 @@ class Settings(BaseSettings):
     webhook_max_attempts: int = Field(8, validation_alias="CODREAMER_WEBHOOK_MAX_ATTEMPTS")
     webhook_max_elapsed_s: float = Field(60.0, validation_alias="CODREAMER_WEBHOOK_MAX_ELAPSED")
     webhook_backoff_initial_s: float = Field(0.25, validation_alias="CODREAMER_WEBHOOK_BACKOFF")
+    # One wait between attempts (backoff or a receiver's Retry-After) is capped here.
+    webhook_backoff_max_s: float = Field(10.0, validation_alias="CODREAMER_WEBHOOK_BACKOFF_MAX")
+    # How long a finished run's process waits for its outbox to drain before exiting;
+    # what is left stays in webhooks.jsonl for `codreamer webhooks redeliver`.
+    webhook_drain_timeout_s: float = Field(15.0, validation_alias="CODREAMER_WEBHOOK_DRAIN_TIMEOUT")
 
     # LLMs and ART (optional).
     openai_api_key: str | None = Field(None, validation_alias="OPENAI_API_KEY")
