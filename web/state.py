@@ -12,11 +12,12 @@ from the event loop; subscribers are woken on their own loop.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from collections import OrderedDict
 from collections.abc import AsyncIterator
 from datetime import datetime
-from enum import Enum
+from enum import StrEnum
 
 from web.models import AgentState, EmailNode, MetricPoint, WebhookPayload, order_key, utc_now
 
@@ -24,7 +25,7 @@ from web.models import AgentState, EmailNode, MetricPoint, WebhookPayload, order
 MAX_HISTORY = 1000
 
 
-class Outcome(str, Enum):
+class Outcome(StrEnum):
     ACCEPTED = "accepted"
     DUPLICATE = "duplicate"  # this webhook-id was already processed
     STALE = "stale"  # older than the result already shown; kept out
@@ -155,10 +156,9 @@ class StateStore:
         self._state.version += 1
         state_json = self._state_json_locked()
         for sub in self._subscribers:
-            try:
+            # A closed loop means that client is going away; its generator cleans up.
+            with contextlib.suppress(RuntimeError):
                 sub.loop.call_soon_threadsafe(sub.offer, state_json)
-            except RuntimeError:
-                pass  # that client's loop is closed; its generator is going away
 
     # ---- pub/sub -----------------------------------------------------------
 
