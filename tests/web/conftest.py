@@ -16,7 +16,6 @@ from web.config import WebSettings
 from web.signature import sign_headers
 from web.testing import free_port, serve_in_thread
 
-SECRET = "test-shared-secret"
 CLOSED_PORT_URL = "http://127.0.0.1:9"  # discard port: nothing listens, connect fails at once
 
 
