@@ -1,0 +1,137 @@
+"""A real, scriptable webhook receiver on loopback for the API and sender tests.
+
+Behaviours: answer 200; answer a scripted list of statuses then 200; always
+answer one status; hang before answering; be down (connection refused) for the
+first N seconds. Every request that reaches it is recorded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Received:
+    path: str
+    headers: dict[str, str]
+    body: bytes
+    status: int
+    at: float
+
+    @property
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+    @property
+    def stage(self) -> str | None:
+        return self.headers.get("x-codreamer-stage")
+
+
+@dataclass
+class Receiver:
+    """Start with `start()`, stop with `stop()`; `url` is ready before it listens."""
+
+    statuses: list[int] = field(default_factory=list)  # answered in turn, then `default`
+    default: int = 200
+    hang_s: float = 0.0
+    down_for_s: float = 0.0
+    retry_after: str | None = None
+    port: int = field(default_factory=free_port)
+    received: list[Received] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+        self._started = threading.Event()
+        self._stopped = False
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/api/final-email"
+
+    def start(self) -> Receiver:
+        threading.Thread(target=self._serve, daemon=True).start()
+        if self.down_for_s <= 0:
+            self._started.wait(5)
+        return self
+
+    def _serve(self) -> None:
+        if self.down_for_s > 0:
+            time.sleep(self.down_for_s)
+        if self._stopped:
+            return
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+                length = int(self.headers.get("content-length") or 0)
+                body = self.rfile.read(length)
+                with receiver._lock:
+                    status = receiver.statuses.pop(0) if receiver.statuses else receiver.default
+                if receiver.hang_s:
+                    time.sleep(receiver.hang_s)
+                with receiver._lock:
+                    receiver.received.append(
+                        Received(
+                            self.path,
+                            {k.lower(): v for k, v in self.headers.items()},
+                            body,
+                            status,
+                            time.monotonic(),
+                        )
+                    )
+                self.send_response(status)
+                if receiver.retry_after and status in (429, 503):
+                    self.send_header("Retry-After", receiver.retry_after)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", "2")
+                self.end_headers()
+                with contextlib.suppress(OSError):  # the client timed out and left
+                    self.wfile.write(b"{}")
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        server.daemon_threads = True
+        self._server = server
+        self._started.set()
+        server.serve_forever(poll_interval=0.05)
+
+    def stop(self) -> None:
+        self._stopped = True
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+
+    def ok(self) -> list[Received]:
+        with self._lock:
+            return [r for r in self.received if 200 <= r.status < 300]
+
+    def wait_for(self, n: int, timeout: float = 30.0, *, ok_only: bool = True) -> list[Received]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            got = self.ok() if ok_only else list(self.received)
+            if len(got) >= n:
+                return got
+            time.sleep(0.05)
+        raise AssertionError(f"receiver got {len(self.received)} requests, wanted {n}")
+
+    def __enter__(self) -> Receiver:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
