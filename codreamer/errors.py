@@ -52,6 +52,10 @@ class UnknownToolError(CoDreamerError, LookupError):
         return self.args[0]
 
 
+class DataFileError(CoDreamerError):
+    """A data file (graph, scenarios, emails) that is missing, unreadable or not valid JSON."""
+
+
 class ScenarioError(CoDreamerError):
     """A scenario id that does not exist, or a scenario file that does not parse."""
 

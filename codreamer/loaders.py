@@ -1,0 +1,111 @@
+"""The I/O edge for data files: graphs and scenarios from disk.
+
+The pure core (graph, agent, judge) never opens files; commands and the loop
+call these. Every error names the file at fault.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from codreamer.errors import DataFileError, ScenarioError
+from codreamer.models import Scenario
+
+if TYPE_CHECKING:
+    from codreamer.config import Settings
+    from codreamer.graph.store import GraphStore
+
+
+def read_json_file(path: Path | str, what: str = "file") -> Any:
+    """Parse a JSON file, or raise DataFileError naming it (missing, unreadable, bad JSON)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DataFileError(f"{what} {str(p)!r} not found") from None
+    except IsADirectoryError:
+        raise DataFileError(f"{what} {str(p)!r} is a directory, not a file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataFileError(f"{what} {str(p)!r} cannot be read: {exc}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DataFileError(
+            f"{what} {str(p)!r} is not valid JSON: {exc.msg} "
+            f"(line {exc.lineno}, column {exc.colno})"
+        ) from None
+
+
+def load_graph(path: Path | str, max_nodes: int | None = None) -> GraphStore:
+    """Load and validate a graph file. Raises DataFileError or GraphValidationError."""
+    from codreamer.graph.store import GraphStore
+
+    data = read_json_file(path, "graph file")
+    return GraphStore.from_json(data, max_nodes=max_nodes)
+
+
+def _scenario_from(raw: Any, where: str) -> Scenario:
+    if not isinstance(raw, dict):
+        raise ScenarioError(f"{where}: a scenario must be a JSON object")
+    try:
+        return Scenario.model_validate(raw)
+    except ValidationError as exc:
+        parts = [
+            f"{'.'.join(str(x) for x in err['loc']) or 'scenario'}: {err['msg']}"
+            for err in exc.errors()
+        ]
+        raise ScenarioError(f"{where}: invalid scenario ({'; '.join(parts)})") from None
+
+
+def load_scenarios(path: Path | str) -> list[Scenario]:
+    """A scenarios file: a list of scenarios (or `{"scenarios": [...]}`, or one scenario)."""
+    try:
+        data = read_json_file(path, "scenarios file")
+    except DataFileError as exc:
+        raise ScenarioError(str(exc)) from None
+    if isinstance(data, dict) and isinstance(data.get("scenarios"), list):
+        data = data["scenarios"]
+    if isinstance(data, dict):
+        data = [data]
+    if not isinstance(data, list):
+        raise ScenarioError(f"scenarios file {str(path)!r}: expected a list of scenarios")
+    scenarios = [_scenario_from(raw, f"{path} entry #{i}") for i, raw in enumerate(data)]
+    seen: set[str] = set()
+    for s in scenarios:
+        if s.id in seen:
+            raise ScenarioError(f"scenarios file {str(path)!r}: duplicate scenario id {s.id!r}")
+        seen.add(s.id)
+    return scenarios
+
+
+def load_scenario_file(path: Path | str) -> Scenario:
+    """One scenario from its own file (an object; a one-element list is accepted too)."""
+    scenarios = load_scenarios(path)
+    if not scenarios:
+        raise ScenarioError(f"scenario file {str(path)!r} holds no scenario")
+    return scenarios[0]
+
+
+def resolve_scenario(arg: str | None, settings: Settings) -> Scenario:
+    """DESIGN §2: `--scenario` is an id from the scenarios file or a path to a scenario file.
+
+    None gives the first scenario of `settings.scenarios_path`.
+    """
+    if arg is not None and (arg.endswith(".json") or Path(arg).is_file()):
+        return load_scenario_file(arg)
+    scenarios = load_scenarios(settings.scenarios_path)
+    if not scenarios:
+        raise ScenarioError(f"scenarios file {str(settings.scenarios_path)!r} is empty")
+    if arg is None:
+        return scenarios[0]
+    for s in scenarios:
+        if s.id == arg:
+            return s
+    known = ", ".join(s.id for s in scenarios)
+    raise ScenarioError(
+        f"unknown scenario {arg!r} in {str(settings.scenarios_path)!r}; known ids: {known}"
+    )
