@@ -2,13 +2,14 @@
 import { clamp01, el, nodeAnchor, scoreColour, svg, truncate } from './dom.js';
 
 const BOX_W = 196;
-const BOX_H = 62;
+const BOX_H = 76;
 const COL_GAP = 64;
 const ROW_GAP = 14;
 const MAX_ROWS = 12; // a taller layer wraps into sub-columns so 60 nodes stay readable
 const MARGIN = 16;
 const TOP = 46; // room above the first row for back edges to arc
 const BAR_W = 118;
+const LABEL_CHARS = 23;
 
 // Columns by BFS depth from "Customer Job" (then any other unreached roots), rows
 // ordered by the mean row of each node's parents so edges cross less.
@@ -42,6 +43,11 @@ export function layout(ids, edges) {
         }
       }
     }
+  }
+  // The argument runs from "Customer Job" to "Product Feature": keep the latter last.
+  if (depth.has('Product Feature')) {
+    const others = [...depth].filter(([id]) => id !== 'Product Feature').map(([, d]) => d);
+    depth.set('Product Feature', others.length ? Math.max(...others) + 1 : 0);
   }
   const layers = [];
   for (const id of ids) {
@@ -80,8 +86,31 @@ export function layout(ids, edges) {
   return { pos, colOf, width, height };
 }
 
-function edgePath(a, b, forward) {
-  if (forward) {
+// Up to two lines, broken after '-' or ' ' so generated ids like
+// "data-augmentation-techniques-eddc9373" keep their distinguishing suffix.
+export function wrapLabel(id) {
+  const tokens = String(id).match(/[^\s-]+[\s-]*|[\s-]+/g) || [''];
+  const lines = [''];
+  for (const tok of tokens) {
+    const cur = lines[lines.length - 1];
+    if (cur && (cur + tok).trimEnd().length > LABEL_CHARS) {
+      if (lines.length === 2) { lines[1] = truncate(`${cur}${tok}`, LABEL_CHARS); return lines; }
+      lines.push(tok);
+    } else {
+      lines[lines.length - 1] = cur + tok;
+    }
+  }
+  return lines.map((l) => truncate(l.trimEnd(), LABEL_CHARS));
+}
+
+function edgePath(a, b, kind) {
+  if (kind === 'same') {
+    // Inside one column: a bracket out to the right side, clear of the boxes.
+    const x = a.x + BOX_W; const y1 = a.y + BOX_H / 2; const y2 = b.y + BOX_H / 2;
+    const bulge = 22 + Math.min(30, Math.abs(y2 - y1) / 8);
+    return `M${x},${y1} C${x + bulge},${y1} ${x + bulge},${y2} ${x},${y2}`;
+  }
+  if (kind === 'forward') {
     const x1 = a.x + BOX_W; const y1 = a.y + BOX_H / 2;
     const x2 = b.x; const y2 = b.y + BOX_H / 2;
     const dx = Math.max(30, (x2 - x1) / 2);
@@ -108,7 +137,9 @@ export function renderGraphSvg(container, nodes, edges, cited) {
   });
   const defs = svg('defs');
   const marker = svg('marker', {
-    id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7,
+    // userSpaceOnUse: the same arrow size on thin and thick (cited) edges.
+    id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 9, markerHeight: 9,
+    markerUnits: 'userSpaceOnUse',
     orient: 'auto-start-reverse',
   });
   marker.append(svg('path', { d: 'M0,0 L10,5 L0,10 z', fill: '#94a3b8' }));
@@ -119,11 +150,12 @@ export function renderGraphSvg(container, nodes, edges, cited) {
   for (const e of edges) {
     const a = pos.get(e.source); const b = pos.get(e.target);
     if (!a || !b || e.source === e.target) continue;
-    const forward = colOf.get(e.target) > colOf.get(e.source);
+    const dc = colOf.get(e.target) - colOf.get(e.source);
+    const kind = dc > 0 ? 'forward' : (dc === 0 && a.x === b.x ? 'same' : 'back');
     const isCited = cited.has(e.source) && cited.has(e.target);
     const path = svg('path', {
-      class: `edge${forward ? '' : ' back'}${isCited ? ' cited' : ''}`,
-      d: edgePath(a, b, forward), 'marker-end': 'url(#arrow)',
+      class: `edge${kind === 'back' ? ' back' : ''}${isCited ? ' cited' : ''}`,
+      d: edgePath(a, b, kind), 'marker-end': 'url(#arrow)',
     });
     path.append(svg('title', {}, `${e.source} —${e.relationship || ''}→ ${e.target}`));
     edgeLayer.append(path);
@@ -141,10 +173,12 @@ export function renderGraphSvg(container, nodes, edges, cited) {
     });
     g.append(svg('title', {}, nodeTitle(node)));
     g.append(svg('rect', { class: 'box', width: BOX_W, height: BOX_H, rx: 9, fill: colour.fill }));
-    g.append(svg('text', { class: 'node-label', x: 10, y: 21, fill: colour.text }, truncate(node.id, 24)));
-    g.append(svg('rect', { x: 10, y: 36, width: BAR_W, height: 10, rx: 4, fill: '#ffffff', stroke: '#1e3a8a', 'stroke-width': 0.8 }));
-    g.append(svg('rect', { class: 'bar-fill', x: 10, y: 36, width: (BAR_W * (score ?? 0)).toFixed(1), height: 10, rx: 4, fill: '#f59e0b' }));
-    g.append(svg('text', { class: 'node-score', x: BAR_W + 18, y: 46, fill: colour.text },
+    wrapLabel(node.id).forEach((line, i) => {
+      g.append(svg('text', { class: 'node-label', x: 10, y: 19 + i * 16, fill: colour.text }, line));
+    });
+    g.append(svg('rect', { x: 10, y: 51, width: BAR_W, height: 10, rx: 4, fill: '#ffffff', stroke: '#1e3a8a', 'stroke-width': 0.8 }));
+    g.append(svg('rect', { class: 'bar-fill', x: 10, y: 51, width: (BAR_W * (score ?? 0)).toFixed(1), height: 10, rx: 4, fill: '#f59e0b' }));
+    g.append(svg('text', { class: 'node-score', x: BAR_W + 18, y: 61, fill: colour.text },
       score === null ? '—' : score.toFixed(2)));
     nodeLayer.append(g);
   }
