@@ -1,0 +1,194 @@
+"""HTTP routes (DESIGN §6). Thin: parse, call service/manager, shape the answer.
+
+Handlers that touch files are plain `def`s, so FastAPI runs them in its thread
+pool and the event loop stays free for SSE streams and health checks.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Depends, Header, Query, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from sse_starlette import EventSourceResponse
+from starlette.exceptions import HTTPException
+
+from codreamer.api import service
+from codreamer.api.app import check_bearer
+from codreamer.api.runs import RunManager
+from codreamer.api.schemas import (
+    ErrorBody,
+    FeedbackAccepted,
+    Health,
+    LearnLoopRequest,
+    RunAccepted,
+    RunAction,
+    RunGraph,
+    RunList,
+    RunStatus,
+    ScenarioList,
+)
+from codreamer.api.stream import event_stream, parse_last_event_id
+from codreamer.config import Settings
+from codreamer.errors import RunNotFoundError
+from codreamer.judge.feedback import FeedbackEvent
+from codreamer.loop.artifacts import append_jsonl, check_run_id
+
+bearer = HTTPBearer(auto_error=False, description="CODREAMER_API_KEY, when the server sets one.")
+
+
+def require_key(
+    request: Request,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+) -> None:
+    settings: Settings = request.app.state.settings
+    header = f"{credentials.scheme} {credentials.credentials}" if credentials else None
+    if not check_bearer(settings, header):
+        raise HTTPException(401, "missing or wrong bearer key", {"WWW-Authenticate": "Bearer"})
+
+
+Mutating = [Depends(require_key)]
+ERRORS = {s: {"model": ErrorBody} for s in (401, 404, 409, 413, 422, 429)}
+
+router = APIRouter()
+
+
+def _settings(request: Request) -> Settings:
+    return request.app.state.settings  # type: ignore[no-any-return]
+
+
+def _manager(request: Request) -> RunManager:
+    return request.app.state.manager  # type: ignore[no-any-return]
+
+
+def _urls(request: Request, run_id: str) -> dict[str, str]:
+    return {
+        "status_url": str(request.url_for("get_run", run_id=run_id)),
+        "events_url": str(request.url_for("run_events", run_id=run_id)),
+        "graph_url": str(request.url_for("run_graph", run_id=run_id)),
+    }
+
+
+@router.post(
+    "/learn-loop",
+    status_code=202,
+    response_model=RunAccepted,
+    dependencies=Mutating,
+    responses=ERRORS,
+    summary="Start a learn-loop run",
+)
+def learn_loop(body: LearnLoopRequest, request: Request) -> RunAccepted:
+    """Validates the whole request (every graph problem at once), then queues the run
+    and answers at once; the run goes on in its own process."""
+    app = request.app
+    paths, position = service.start_run(
+        body, app.state.settings, app.state.catalog, app.state.manager
+    )
+    return RunAccepted(
+        run_id=paths.run_id,
+        status="queued",
+        queue_position=position,
+        results_path=str(paths.dir),
+        **_urls(request, paths.run_id),
+    )
+
+
+@router.get("/runs", response_model=RunList, summary="List runs, newest first")
+def list_runs(
+    request: Request,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    status: Literal["queued", "running", "succeeded", "failed", "cancelled", "interrupted"]
+    | None = None,
+) -> RunList:
+    runs = service.list_runs(_settings(request), limit, status)
+    for r in runs:
+        r["status_url"] = str(request.url_for("get_run", run_id=r["run_id"]))
+    return RunList.model_validate({"runs": runs, "count": len(runs)})
+
+
+@router.get("/runs/{run_id}", response_model=RunStatus, responses=ERRORS, summary="A run's status")
+def get_run(run_id: str, request: Request) -> RunStatus:
+    manager = _manager(request)
+    return RunStatus.model_validate(service.run_status(manager.paths(run_id), manager))
+
+
+@router.get(
+    "/runs/{run_id}/events",
+    responses={**ERRORS, 200: {"content": {"text/event-stream": {}}}},
+    summary="The run's events as Server-Sent Events",
+)
+def run_events(
+    run_id: str,
+    request: Request,
+    last_event_id: Annotated[int | None, Query(ge=0, le=2**31)] = None,
+    last_event_id_header: Annotated[str | None, Header(alias="Last-Event-ID")] = None,
+) -> EventSourceResponse:
+    """Event id = the event's `seq`. Reconnect with `Last-Event-ID` (or
+    `?last_event_id=`) to get only later events. Ends after the run's final state."""
+    paths = _manager(request).paths(run_id)
+    start = parse_last_event_id(last_event_id_header, last_event_id)
+    return EventSourceResponse(event_stream(paths, start), ping=15)
+
+
+@router.get("/runs/{run_id}/graph", response_model=RunGraph, responses=ERRORS)
+def run_graph(run_id: str, request: Request) -> RunGraph:
+    """The run's own graph with its current node scores."""
+    return RunGraph.model_validate(service.run_graph(_manager(request).paths(run_id)))
+
+
+@router.post(
+    "/runs/{run_id}/cancel",
+    status_code=202,
+    response_model=RunAction,
+    dependencies=Mutating,
+    responses=ERRORS,
+)
+def cancel_run(run_id: str, request: Request) -> RunAction:
+    """A queued run is cancelled at once; a running one stops at its next step boundary."""
+    status = _manager(request).cancel(run_id)
+    return RunAction(run_id=run_id, status=status)
+
+
+@router.post(
+    "/runs/{run_id}/resume",
+    status_code=202,
+    response_model=RunAction,
+    dependencies=Mutating,
+    responses=ERRORS,
+)
+def resume_run(run_id: str, request: Request) -> RunAction:
+    """Queue an interrupted, failed or cancelled run again; it goes on from its last
+    complete iteration and ends as an uninterrupted run would."""
+    position = _manager(request).resume(run_id)
+    return RunAction(run_id=run_id, status="queued", queue_position=position)
+
+
+@router.post(
+    "/feedback",
+    status_code=201,
+    response_model=FeedbackAccepted,
+    dependencies=Mutating,
+    responses=ERRORS,
+)
+def post_feedback(event: FeedbackEvent, request: Request) -> FeedbackAccepted:
+    """Record a judge rank, human preference or online outcome; later runs mix it in."""
+    settings = _settings(request)
+    if event.run_id is not None:
+        check_run_id(event.run_id)
+        if not (settings.runs_dir / event.run_id / "meta.json").exists():
+            raise RunNotFoundError(event.run_id)
+    row = event.model_dump(mode="json", exclude_none=True)
+    append_jsonl(settings.feedback_path, row)
+    return FeedbackAccepted(event=row)
+
+
+@router.get("/scenarios", response_model=ScenarioList)
+def scenarios(request: Request) -> ScenarioList:
+    items = request.app.state.catalog.scenarios()
+    return ScenarioList(scenarios=items, default=items[0].id if items else None)
+
+
+@router.get("/healthz", response_model=Health)
+async def healthz(request: Request) -> Health:
+    snap = _manager(request).snapshot()
+    return Health(active_runs=len(snap["active"]), queued_runs=len(snap["queued"]))

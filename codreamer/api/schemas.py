@@ -1,0 +1,148 @@
+"""Request and response bodies of the HTTP API (its OpenAPI schema comes from here)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
+
+from codreamer.models import Scenario
+
+# Bounds mirror LoopConfig (tests/api/test_schemas.py keeps them in step), so the
+# schema documents them and a bad value is rejected naming its field.
+ITERATIONS = Field(None, ge=1, le=50, description="GRPO iterations after the baseline (1-50).")
+DEPTH = Field(None, ge=1, le=12, description="Most tool turns in one rollout (1-12).")
+GROUP_SIZE = Field(None, ge=2, le=256, description="Rollouts per scenario per iteration (2-256).")
+SEED = Field(None, ge=0, le=2**32 - 1, description="Random seed; same inputs + seed = same run.")
+
+EXAMPLE = {
+    "graph": [
+        {
+            "id": "Customer Job",
+            "content": "Validates synthetic data quality",
+            "edge": [{"target_id": "Product Feature", "relationship": "is solved by"}],
+        },
+        {"id": "Product Feature", "content": "An integrated feedback system", "edge": []},
+    ],
+    "iterations": 2,
+    "depth": 5,
+}
+
+
+class LearnLoopRequest(BaseModel):
+    """`POST /learn-loop`. Every field is optional; omitted ones take the defaults."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [EXAMPLE]})
+
+    graph: list[dict[str, Any]] | None = Field(
+        None,
+        description="The run's knowledge graph: a list of nodes (`id`, `content`, and `edge` "
+        "with `target_id`/`relationship`/`rationale`, or `edges` with `target`/`label`). "
+        "Default: the server's data/graph.json.",
+    )
+    iterations: StrictInt | None = ITERATIONS
+    depth: StrictInt | None = DEPTH
+    group_size: StrictInt | None = GROUP_SIZE
+    seed: StrictInt | None = SEED
+    scenario: str | Scenario | None = Field(
+        None,
+        description="A scenario id from GET /scenarios, or a scenario object "
+        "(`prospect` with at least `name`, and `goal`). Default: the first scenario.",
+    )
+    policy: Literal["embedded", "openai", "art"] | None = None
+    judge: Literal["rubric", "llm", "ruler"] | None = None
+
+
+class RunAccepted(BaseModel):
+    run_id: str
+    status: str
+    queue_position: int = Field(description="0: starts at once; n: n runs ahead of it.")
+    results_path: str
+    status_url: str
+    events_url: str
+    graph_url: str
+
+
+class RunSummary(BaseModel):
+    run_id: str
+    status: str
+    created_at: str | None = None
+    updated_at: str | None = None
+    progress: dict[str, Any] = Field(default_factory=dict)
+    status_url: str
+
+
+class RunList(BaseModel):
+    runs: list[RunSummary]
+    count: int
+
+
+class WebhookSummary(BaseModel):
+    delivered: int = 0
+    failed: int = 0
+    pending: int = 0
+
+
+class RunStatus(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    run_id: str
+    status: Literal["queued", "running", "succeeded", "failed", "cancelled", "interrupted"]
+    progress: dict[str, Any] = Field(default_factory=dict)
+    metrics: dict[str, Any] = Field(default_factory=dict)
+    latest_email: dict[str, Any] | None = None
+    error: str | None = None
+    queue_position: int | None = None
+    webhooks: WebhookSummary = Field(default_factory=WebhookSummary)
+    results_path: str | None = None
+
+
+class GraphNodeOut(BaseModel):
+    id: str
+    content: str
+    score: float
+
+
+class GraphEdgeOut(BaseModel):
+    source: str
+    target: str
+    relationship: str
+
+
+class RunGraph(BaseModel):
+    run_id: str
+    iteration: int | None = Field(description="The iteration the scores are from (None: initial).")
+    nodes: list[GraphNodeOut]
+    edges: list[GraphEdgeOut]
+
+
+class RunAction(BaseModel):
+    run_id: str
+    status: str
+    queue_position: int | None = None
+
+
+class FeedbackAccepted(BaseModel):
+    status: Literal["recorded"] = "recorded"
+    event: dict[str, Any]
+
+
+class ScenarioList(BaseModel):
+    scenarios: list[Scenario]
+    default: str | None
+
+
+class Health(BaseModel):
+    status: Literal["ok"] = "ok"
+    active_runs: int
+    queued_runs: int
+
+
+class Problem(BaseModel):
+    where: str
+    message: str
+
+
+class ErrorBody(BaseModel):
+    detail: str
+    problems: list[Problem] = Field(default_factory=list)

@@ -1,0 +1,216 @@
+"""What the route handlers do, without HTTP: build and start runs, read run views.
+
+Handlers stay thin; everything here raises the typed errors of
+codreamer/errors.py and the API layer maps them to statuses.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import threading
+from pathlib import Path
+from typing import Any
+
+from codreamer.api.runs import RunManager
+from codreamer.api.schemas import LearnLoopRequest
+from codreamer.api.webhooks import outbox_state
+from codreamer.config import Settings
+from codreamer.errors import ConfigError, ScenarioError
+from codreamer.graph.schema import parse_graph
+from codreamer.graph.scores import NodeScores
+from codreamer.graph.store import GraphStore
+from codreamer.loop.artifacts import RUN_ID_RE, RunPaths, new_run_id, read_json
+from codreamer.loop.config import LoopConfig
+from codreamer.models import Scenario
+
+
+class Catalog:
+    """The default graph and the scenarios, loaded once and reloaded when their file
+    changes, so a request never parses data/ again."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._lock = threading.Lock()
+        self._cache: dict[str, tuple[float, Any]] = {}
+
+    def _cached(self, key: str, path: Path, load: Any) -> Any:
+        mtime = path.stat().st_mtime if path.exists() else -1.0
+        with self._lock:
+            hit = self._cache.get(key)
+            if hit is not None and hit[0] == mtime:
+                return hit[1]
+        value = load(path)
+        with self._lock:
+            self._cache[key] = (mtime, value)
+        return value
+
+    def default_graph(self) -> GraphStore:
+        from codreamer.loaders import load_graph
+
+        path = self.settings.default_graph_path
+        return self._cached(  # type: ignore[no-any-return]
+            "graph", path, lambda p: load_graph(p, self.settings.max_graph_nodes)
+        )
+
+    def scenarios(self) -> list[Scenario]:
+        from codreamer.loaders import load_scenarios
+
+        path = self.settings.scenarios_path
+        return self._cached(  # type: ignore[no-any-return]
+            "scenarios", path, lambda p: load_scenarios(p) if p.exists() else []
+        )
+
+    def scenario(self, choice: str | Scenario | None) -> Scenario:
+        if isinstance(choice, Scenario):
+            return choice
+        scenarios = self.scenarios()
+        if choice is None:
+            if not scenarios:
+                raise ScenarioError("scenario: none given and the server has no default scenario")
+            return scenarios[0]
+        for s in scenarios:
+            if s.id == choice:
+                return s
+        known = ", ".join(s.id for s in scenarios) or "none"
+        raise ScenarioError(f"scenario: unknown scenario id {choice!r}; known ids: {known}")
+
+
+def _check_backends(config: LoopConfig, settings: Settings) -> None:
+    """Refuse, before anything is written, a policy or judge this server cannot run."""
+    needs_llm = config.policy == "openai" or config.judge == "llm"
+    if needs_llm and not (settings.openai_base_url or settings.openai_api_key):
+        raise ConfigError(
+            f"policy/judge: {config.policy}/{config.judge} needs OPENAI_BASE_URL or "
+            "OPENAI_API_KEY on the server"
+        )
+    needs_art = config.policy == "art" or config.judge == "ruler"
+    if needs_art and importlib.util.find_spec("art") is None:
+        raise ConfigError(
+            f"policy/judge: {config.policy}/{config.judge} needs the `art` extra on the server"
+        )
+
+
+def build_config(req: LearnLoopRequest, settings: Settings, catalog: Catalog) -> LoopConfig:
+    values: dict[str, Any] = {
+        "iterations": req.iterations if req.iterations is not None else settings.num_iters,
+        "depth": req.depth if req.depth is not None else settings.depth,
+        "scenario": catalog.scenario(req.scenario),
+        "policy": req.policy or settings.policy,
+        "judge": req.judge or settings.judge,
+    }
+    if req.group_size is not None:
+        values["group_size"] = req.group_size
+    if req.seed is not None:
+        values["seed"] = req.seed
+    config = LoopConfig.model_validate(values)
+    _check_backends(config, settings)
+    return config
+
+
+def start_run(
+    req: LearnLoopRequest, settings: Settings, catalog: Catalog, manager: RunManager
+) -> tuple[RunPaths, int]:
+    """Validate everything, then create and queue the run. Nothing touches the disk
+    unless the request is valid and the queue has room."""
+    from codreamer.loop.status import create_run
+
+    if req.graph is not None:
+        store = GraphStore(parse_graph(req.graph, max_nodes=settings.max_graph_nodes))
+    else:
+        store = catalog.default_graph()
+    config = build_config(req, settings, catalog)
+    paths = manager.new_paths(new_run_id("api"))
+    feedback = settings.feedback_path
+    feedback_path = str(feedback.resolve()) if feedback.exists() else None
+    request = req.model_dump(exclude={"graph"}, exclude_none=True, mode="json")
+    request["graph"] = "request" if req.graph is not None else str(settings.default_graph_path)
+
+    def create() -> None:
+        create_run(paths, store, config, request=request, feedback_path=feedback_path)
+
+    position = manager.submit(paths.run_id, create)
+    return paths, position
+
+
+# --- run views -------------------------------------------------------------------
+
+
+def webhook_summary(paths: RunPaths) -> dict[str, int]:
+    enqueued, terminal = outbox_state(paths)
+    delivered = sum(1 for k in terminal.values() if k == "delivered")
+    failed = sum(1 for k in terminal.values() if k == "gave_up")
+    return {"delivered": delivered, "failed": failed, "pending": len(enqueued) - delivered - failed}
+
+
+def run_status(paths: RunPaths, manager: RunManager) -> dict[str, Any]:
+    from codreamer.loop.status import read_status
+
+    status = read_status(paths)
+    status["queue_position"] = manager.queue_position(paths.run_id)
+    status["webhooks"] = webhook_summary(paths)
+    return status
+
+
+def latest_scores(paths: RunPaths, node_ids: list[str]) -> tuple[int | None, dict[str, float]]:
+    """The newest node-score checkpoint of the run (None: no iteration has written one)."""
+    try:
+        iterations = int(read_json(paths.meta)["config"]["iterations"])
+    except (OSError, ValueError, KeyError, TypeError):
+        iterations = 0
+    for k in range(iterations, -1, -1):
+        p = paths.node_scores(k)
+        if p.exists():
+            return k, NodeScores(node_ids, read_json(p)).snapshot()
+    return None, NodeScores(node_ids).snapshot()
+
+
+def run_graph(paths: RunPaths) -> dict[str, Any]:
+    nodes = read_json(paths.graph)
+    ids = [n["id"] for n in nodes]
+    iteration, scores = latest_scores(paths, ids)
+    return {
+        "run_id": paths.run_id,
+        "iteration": iteration,
+        "nodes": [
+            {"id": n["id"], "content": n.get("content", ""), "score": scores[n["id"]]}
+            for n in nodes
+        ],
+        "edges": [
+            {"source": n["id"], "target": e["target"], "relationship": e.get("relationship", "")}
+            for n in nodes
+            for e in n.get("edges", [])
+        ],
+    }
+
+
+def list_runs(settings: Settings, limit: int, status: str | None = None) -> list[dict[str, Any]]:
+    runs_dir = settings.runs_dir
+    if not runs_dir.is_dir():
+        return []
+    # Newest first by the id's timestamp (run- and api- ids interleave by time).
+    names = sorted(
+        (d.name for d in runs_dir.iterdir() if RUN_ID_RE.match(d.name)),
+        key=lambda n: (n[4:], n),
+        reverse=True,
+    )
+    out: list[dict[str, Any]] = []
+    for name in names:
+        paths = RunPaths(runs_dir / name)
+        try:
+            meta = read_json(paths.meta)
+        except (OSError, ValueError):
+            continue  # being created, or not a run
+        if status is not None and meta.get("status") != status:
+            continue
+        out.append(
+            {
+                "run_id": name,
+                "status": meta.get("status"),
+                "created_at": meta.get("created_at"),
+                "updated_at": meta.get("updated_at"),
+                "progress": meta.get("progress") or {},
+            }
+        )
+        if len(out) >= limit:
+            break
+    return out

@@ -1,0 +1,126 @@
+"""The body of one run's process: the learn-loop beside its webhook sender.
+
+Runs execute in their own (spawned) process so NumPy training never holds the
+API process's GIL. The process:
+
+- holds an exclusive `flock` on the run's lock file for its whole life, so any
+  other process can tell whether the run is really being executed (a free lock
+  on a `running` run means the process died: the run is `interrupted`);
+- exits on its own when the API process that started it dies (SIGKILL gives
+  no chance to clean up), so a run never goes on unsupervised;
+- checks for the run's cancel file at every step boundary;
+- waits, bounded, for the webhook outbox to drain before exiting.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import importlib
+import inspect
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from codreamer.config import Settings
+from codreamer.loop.artifacts import RunPaths
+
+DEFAULT_RUNNER = "codreamer.loop.learn_loop:run_learn_loop"
+PARENT_POLL_S = 0.25
+
+
+@contextlib.contextmanager
+def run_lock(paths: RunPaths, *, blocking: bool = False) -> Iterator[IO[str] | None]:
+    """Hold the run's lock; yields None (without blocking) when another process holds it."""
+    paths.dir.mkdir(parents=True, exist_ok=True)
+    fh = open(paths.lock, "a+", encoding="utf-8")  # noqa: SIM115 - held across the yield
+    try:
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield None
+            return
+        try:
+            yield fh
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+    finally:
+        fh.close()
+
+
+def is_run_alive(paths: RunPaths) -> bool:
+    """True while some process holds the run's lock (i.e. is executing it)."""
+    if not paths.lock.exists():
+        return False
+    with run_lock(paths) as held:
+        return held is None
+
+
+def load_runner(spec: str) -> Callable[..., Any]:
+    module, _, name = spec.partition(":")
+    return getattr(importlib.import_module(module), name)  # type: ignore[no-any-return]
+
+
+def _exit_with_parent(parent_pid: int) -> None:
+    def watch() -> None:
+        while True:
+            time.sleep(PARENT_POLL_S)
+            if os.getppid() != parent_pid:
+                # The API process is gone. Die without cleanup: the run's files are
+                # consistent at every instant, and the next API marks it interrupted.
+                os._exit(70)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def run_in_child(run_dir: str, settings: Settings, runner: str, parent_pid: int) -> None:
+    """Process target: execute (or resume) the run in `run_dir`."""
+    _exit_with_parent(parent_pid)
+    paths = RunPaths(Path(run_dir))
+    with run_lock(paths) as held:
+        if held is None:
+            return  # another process already executes this run
+        execute(paths, settings, runner)
+
+
+def execute(paths: RunPaths, settings: Settings, runner: str = DEFAULT_RUNNER) -> Any:
+    """Run the loop with webhook delivery beside it (also usable in-process)."""
+    from codreamer.api.webhooks import WebhookSender
+    from codreamer.loop.events import EventLog
+
+    run = load_runner(runner)
+    accepts = inspect.signature(run).parameters
+    kwargs: dict[str, Any] = {"should_stop": paths.cancel_request.exists}
+    if "settings" in accepts:
+        kwargs["settings"] = settings
+
+    # The sender's delivered/failed events must share the loop's EventLog so that
+    # `seq` stays equal to the line number. When the loop cannot take one, they are
+    # held back and written once the loop has returned.
+    held_back: list[dict[str, Any]] = []
+    events: EventLog | None = None
+    if "events" in accepts:
+        events = EventLog(paths.events)
+        kwargs["events"] = events
+
+    def emit(event: dict[str, Any]) -> None:
+        if events is not None:
+            data = {k: v for k, v in event.items() if k != "type"}
+            events.emit(str(event["type"]), **data)
+        else:
+            held_back.append(event)
+
+    sender = WebhookSender(paths, settings, emit=emit)
+    sender.requeue_pending()
+    try:
+        result = run(paths, on_webhook=sender.send, **kwargs)
+    finally:
+        sender.close(settings.webhook_drain_timeout_s)
+        if held_back:
+            log = EventLog(paths.events)
+            for event in held_back:
+                log.emit(str(event["type"]), **{k: v for k, v in event.items() if k != "type"})
+    return result
