@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import importlib
-import inspect
 import os
 import threading
 import time
@@ -92,35 +91,19 @@ def execute(paths: RunPaths, settings: Settings, runner: str = DEFAULT_RUNNER) -
     from codreamer.loop.events import EventLog
 
     run = load_runner(runner)
-    accepts = inspect.signature(run).parameters
-    kwargs: dict[str, Any] = {"should_stop": paths.cancel_request.exists}
-    if "settings" in accepts:
-        kwargs["settings"] = settings
-
-    # The sender's delivered/failed events must share the loop's EventLog so that
-    # `seq` stays equal to the line number. When the loop cannot take one, they are
-    # held back and written once the loop has returned.
-    held_back: list[dict[str, Any]] = []
-    events: EventLog | None = None
-    if "events" in accepts:
-        events = EventLog(paths.events)
-        kwargs["events"] = events
-
-    def emit(event: dict[str, Any]) -> None:
-        if events is not None:
-            data = {k: v for k, v in event.items() if k != "type"}
-            events.emit(str(event["type"]), **data)
-        else:
-            held_back.append(event)
-
-    sender = WebhookSender(paths, settings, emit=emit)
+    # The sender's delivered/failed events go through the loop's own EventLog, so
+    # `seq` stays equal to the line number with two writers.
+    events = EventLog(paths.events)
+    sender = WebhookSender(paths, settings, emit=events.emit_event)
     sender.requeue_pending()
     try:
-        result = run(paths, on_webhook=sender.send, **kwargs)
+        result = run(
+            paths,
+            on_webhook=sender.send,
+            should_stop=paths.cancel_request.exists,  # a stat per step boundary
+            settings=settings,
+            event_log=events,
+        )
     finally:
         sender.close(settings.webhook_drain_timeout_s)
-        if held_back:
-            log = EventLog(paths.events)
-            for event in held_back:
-                log.emit(str(event["type"]), **{k: v for k, v in event.items() if k != "type"})
     return result
