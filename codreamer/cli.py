@@ -38,6 +38,83 @@ def _fail(message: str, code: int = 1) -> typer.Exit:
 # --- commands are added below by topic ------------------------------------
 
 
+# --- API server and webhooks (codreamer/api) -------------------------------
+
+
+@app.command("api")
+def api_cmd(
+    host: Annotated[
+        str | None, typer.Option(help="Interface (env CODREAMER_API_HOST; default 127.0.0.1).")
+    ] = None,
+    port: Annotated[
+        int | None, typer.Option(help="Port (env CODREAMER_API_PORT; default 8000).")
+    ] = None,
+    log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+) -> None:
+    """Serve the backend API (DESIGN §6): start runs, follow them, cancel, resume."""
+    from codreamer.api.server import serve_api
+
+    serve_api(host=host, port=port, log_level=log_level)
+
+
+@app.command("serve")
+def serve_cmd(
+    host: Annotated[str | None, typer.Option(help="API interface (default 127.0.0.1).")] = None,
+    port: Annotated[int | None, typer.Option(help="API port (default 8000).")] = None,
+    web_host: Annotated[
+        str | None, typer.Option(help="Dashboard interface (default 127.0.0.1).")
+    ] = None,
+    web_port: Annotated[int | None, typer.Option(help="Dashboard port (default 3000).")] = None,
+    log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+) -> None:
+    """Serve the API and the dashboard together, webhooks wired to the dashboard.
+
+    FRONTEND_URL defaults to the dashboard's receiver (http://127.0.0.1:3000/api/final-email).
+    """
+    from codreamer.api.server import DashboardMissing, serve_both
+
+    try:
+        serve_both(
+            host=host, port=port, web_host=web_host, web_port=web_port, log_level=log_level
+        )
+    except DashboardMissing as exc:
+        raise _fail(str(exc)) from None
+
+
+@webhooks_app.command("redeliver")
+def webhooks_redeliver_cmd(
+    run_id: Annotated[str, typer.Argument(help="The run whose undelivered webhooks to send.")],
+    url: Annotated[
+        str | None, typer.Option(help="Receiver URL (default: FRONTEND_URL).")
+    ] = None,
+) -> None:
+    """Send again, in order and with their original webhook-id, the events of a run that
+    no receiver has acknowledged (gave up, or left pending by a stopped process)."""
+    from codreamer.api.webhooks import redeliver
+    from codreamer.config import get_settings
+    from codreamer.errors import CoDreamerError
+    from codreamer.loop.artifacts import RunPaths
+
+    settings = get_settings()
+    try:
+        paths = RunPaths.for_run(settings.runs_dir, run_id)
+    except CoDreamerError as exc:
+        raise _fail(str(exc), 2) from None
+    if not paths.dir.is_dir():
+        raise _fail(f"run {run_id!r} not found in {settings.runs_dir}", 2)
+    if not (url or settings.frontend_url):
+        raise _fail("no receiver: set FRONTEND_URL or pass --url", 2)
+    results = redeliver(paths, settings, url=url)
+    if not results:
+        typer.echo("nothing to redeliver: every event was delivered")
+        return
+    for r in results:
+        outcome = "delivered" if r.delivered else f"failed ({r.reason})"
+        typer.echo(f"{r.webhook_id}  {outcome}  after {r.attempts} attempt(s)")
+    if not all(r.delivered for r in results):
+        raise typer.Exit(1)
+
+
 def main() -> None:
     app()
 
