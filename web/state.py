@@ -19,10 +19,18 @@ from collections.abc import AsyncIterator
 from datetime import datetime
 from enum import StrEnum
 
-from web.models import AgentState, EmailNode, MetricPoint, WebhookPayload, order_key, utc_now
+from web.models import (
+    STAGE_RANK,
+    AgentState,
+    EmailNode,
+    MetricPoint,
+    WebhookPayload,
+    order_key,
+    utc_now,
+)
 
-# Enough for any realistic run; bounds memory if someone posts forever.
-MAX_HISTORY = 1000
+# Enough for any realistic run's chart; bounds memory and serialisation if someone posts forever.
+MAX_HISTORY = 500
 
 
 class Outcome(StrEnum):
@@ -37,6 +45,10 @@ def _effective_iteration(p: WebhookPayload) -> int:
     if p.stage == "final" and p.iterations is not None:
         return p.iterations
     return 0
+
+
+def _history_order(key: tuple[int, str]) -> tuple[int, int]:
+    return (key[0], STAGE_RANK[key[1]])
 
 
 class _Subscriber:
@@ -61,11 +73,15 @@ class StateStore:
         self._dedupe_capacity = dedupe_capacity
         self._subscribers: set[_Subscriber] = set()
         self._json_cache: tuple[int, str] | None = None
+        # The latest run's metric points by (iteration, stage); sorted only when read, so
+        # accepting a webhook stays O(1) however long the run.
+        self._history: dict[tuple[int, str], MetricPoint] = {}
 
     # ---- reads -------------------------------------------------------------
 
     def snapshot(self) -> AgentState:
         with self._lock:
+            self._sync_history_locked()
             return self._state.model_copy(deep=True)
 
     def state_json(self) -> str:
@@ -75,6 +91,7 @@ class StateStore:
     def _state_json_locked(self) -> str:
         # Serialised once per version: SSE clients and polling share the same bytes.
         if self._json_cache is None or self._json_cache[0] != self._state.version:
+            self._sync_history_locked()
             self._json_cache = (self._state.version, self._state.model_dump_json())
         return self._json_cache[1]
 
@@ -105,7 +122,7 @@ class StateStore:
                     self._bump_locked()  # the chart may have gained a point
                 return Outcome.STALE
             if not same_run:
-                self._state.history = []
+                self._history = {}
                 self._add_history(payload)
             self._state.latest = EmailNode(
                 run_id=payload.run_id,
@@ -142,18 +159,20 @@ class StateStore:
         if not p.metrics:
             return
         point = MetricPoint(iteration=_effective_iteration(p), stage=p.stage, metrics=p.metrics)
-        # One point per (iteration, stage), in iteration order, whatever the arrival order.
-        points = [
-            h
-            for h in self._state.history
-            if (h.iteration, h.stage) != (point.iteration, point.stage)
-        ]
-        points.append(point)
-        points.sort(key=lambda h: (h.iteration, h.stage != "baseline", h.stage == "final"))
-        self._state.history = points[-MAX_HISTORY:]
+        # One point per (iteration, stage), whatever the arrival order; a retry overwrites.
+        self._history[(point.iteration, point.stage)] = point
+        if len(self._history) > MAX_HISTORY:
+            # Drop the oldest tenth at once: one sort per ~50 webhooks, not a scan per webhook.
+            for key in sorted(self._history, key=_history_order)[: MAX_HISTORY // 10 + 1]:
+                del self._history[key]
+
+    def _sync_history_locked(self) -> None:
+        self._state.history = [self._history[k] for k in sorted(self._history, key=_history_order)]
 
     def _bump_locked(self) -> None:
         self._state.version += 1
+        if not self._subscribers:
+            return  # serialise lazily: nobody is listening right now
         state_json = self._state_json_locked()
         for sub in self._subscribers:
             # A closed loop means that client is going away; its generator cleans up.
