@@ -1,0 +1,1 @@
+"""Judges: the rubric (default, offline), an LLM judge, RULER, and feedback mixing."""
