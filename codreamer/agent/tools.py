@@ -7,6 +7,7 @@ here reads files: a run hands in its own store and scores.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from codreamer.errors import UnknownNodeError, UnknownToolError
@@ -85,9 +86,27 @@ class AgentTools:
         # Scores only move between generation steps; the ranking is cached per
         # node and dropped by `invalidate()` when they do.
         self._ranked: dict[str, list[str]] = {}
+        # Serialised results for the rollout's messages, memoised: evidence never
+        # changes within a run, rankings only when the scores do.
+        self._json: dict[tuple[str, str, str | None], str] = {}
 
     def invalidate(self) -> None:
         self._ranked.clear()
+        self._json = {k: v for k, v in self._json.items() if k[0] != GET_CONNECTED_NODES}
+
+    def call_json(self, name: str, arguments: dict[str, Any]) -> tuple[Any, str]:
+        """`call`, plus the result as the JSON text a tool message carries."""
+        if name in (GET_CONNECTED_NODES, GET_RELEVANT_CONTEXT) and len(arguments) <= 2:
+            key = (name, str(arguments.get("node_id")), arguments.get("via"))
+            text = self._json.get(key)
+            result = self.call(name, arguments)
+            if text is None:
+                text = self._json[key] = json.dumps(result, ensure_ascii=False)
+            return result, text
+        result = self.call(name, arguments)
+        if hasattr(result, "model_dump_json"):
+            return result, result.model_dump_json()
+        return result, json.dumps(result, ensure_ascii=False)
 
     def get_connected_nodes(self, node_id: str) -> list[str]:
         """Out-neighbour ids ranked by node score (descending); ties keep graph order."""

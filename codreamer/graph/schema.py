@@ -64,7 +64,9 @@ def _parse_edge(raw: Any, where: str, problems: list[GraphProblem]) -> Edge | No
     target = raw.get("target_id", raw.get("target"))
     if not isinstance(target, str):
         problems.append(
-            GraphProblem(where, f"edge needs a string `target_id` or `target`, got {_type_name(target)}")
+            GraphProblem(
+                where, f"edge needs a string `target_id` or `target`, got {_type_name(target)}"
+            )
         )
         return None
     if not target.strip():
@@ -75,7 +77,9 @@ def _parse_edge(raw: Any, where: str, problems: list[GraphProblem]) -> Edge | No
     ok = True
     for name, val in (("relationship", rel), ("rationale", rationale)):
         if val is not None and not isinstance(val, str):
-            problems.append(GraphProblem(where, f"edge `{name}` must be a string, got {_type_name(val)}"))
+            problems.append(
+                GraphProblem(where, f"edge `{name}` must be a string, got {_type_name(val)}")
+            )
             ok = False
     if not ok:
         return None
@@ -86,13 +90,17 @@ def _parse_verification(raw: Any, where: str, problems: list[GraphProblem]) -> V
     if raw is None:
         return None
     if not isinstance(raw, dict):
-        problems.append(GraphProblem(where, f"`verification` must be an object, got {_type_name(raw)}"))
+        problems.append(
+            GraphProblem(where, f"`verification` must be an object, got {_type_name(raw)}")
+        )
         return None
     try:
         return Verification.model_validate(raw)
     except Exception as exc:  # pydantic's message names the sub-field
         first = str(exc).splitlines()
-        problems.append(GraphProblem(where, f"invalid `verification`: {' '.join(first[1:3]).strip()}"))
+        problems.append(
+            GraphProblem(where, f"invalid `verification`: {' '.join(first[1:3]).strip()}")
+        )
         return None
 
 
@@ -102,7 +110,9 @@ def _parse_node(raw: Any, index: int, problems: list[GraphProblem]) -> Node | No
         return None
     node_id = raw.get("id")
     if not isinstance(node_id, str):
-        problems.append(GraphProblem(f"node #{index}", f"`id` must be a string, got {_type_name(node_id)}"))
+        problems.append(
+            GraphProblem(f"node #{index}", f"`id` must be a string, got {_type_name(node_id)}")
+        )
         return None
     if not node_id.strip():
         problems.append(GraphProblem(f"node #{index}", "`id` is empty"))
@@ -112,7 +122,9 @@ def _parse_node(raw: Any, index: int, problems: list[GraphProblem]) -> Node | No
     if content is None:
         content = ""
     if not isinstance(content, str):
-        problems.append(GraphProblem(where, f"`content` must be a string, got {_type_name(content)}"))
+        problems.append(
+            GraphProblem(where, f"`content` must be a string, got {_type_name(content)}")
+        )
         content = ""
     raw_edges = raw.get("edges", raw.get("edge", []))
     if raw_edges is None:

@@ -45,7 +45,9 @@ class GraphStore:
                     continue
                 seen.add(e.target)
                 out.append(Neighbour(e.target, e.relationship, e.rationale))
-                self.graph.add_edge(n.id, e.target, relationship=e.relationship, rationale=e.rationale)
+                self.graph.add_edge(
+                    n.id, e.target, relationship=e.relationship, rationale=e.rationale
+                )
             self._out[n.id] = out
         self.product_features: list[str] = [i for i in self.nodes if is_product_feature(i)]
         self._hops = self._compute_hops()

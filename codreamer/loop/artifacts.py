@@ -8,6 +8,7 @@ torn last line (the only damage a kill can do to an append).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -51,10 +52,8 @@ def atomic_write_text(path: Path, text: str) -> None:
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
-        except FileNotFoundError:
-            pass
         raise
 
 

@@ -1,0 +1,165 @@
+"""The rollout driver: one agent conversation, from the scenario to a finalized email.
+
+It owns the message list (OpenAI chat format), runs the tools, and enforces the
+depth limit: `depth` is the most hops the agent may walk from its seed node,
+so a rollout has at most `depth + 1` exploring turns (the seed's, then one a
+hop) before it must finalize; one that runs out is finalized with what it has
+and marked `auto_finalized`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from codreamer.agent.policies.base import Policy, ToolCall, ToolResult, Turn
+from codreamer.agent.tools import FINALIZE_EMAIL, AgentTools
+from codreamer.agent.trajectory import Trajectory, TrajectoryMeta
+from codreamer.errors import CoDreamerError
+from codreamer.graph.store import GraphStore
+from codreamer.models import FinalEmail, Scenario
+
+SYSTEM_PROMPT = (
+    "You are a sales research agent. Walk the knowledge graph with the tools, starting "
+    "at the seed node, to build a step-by-step argument from the customer's job to a "
+    "product feature. Then call finalize_email with a concise, personal email to the "
+    "prospect that uses those facts, asks for the goal as a question, and cites the "
+    "ids of the nodes it used, in order."
+)
+
+
+@dataclass
+class RolloutEnv:
+    """What a rollout sees: one run's graph, tools (with its node scores), a scenario."""
+
+    store: GraphStore
+    tools: AgentTools
+    scenario: Scenario
+    depth: int
+
+    @property
+    def seed_node(self) -> str:
+        for s in self.scenario.seed_nodes:
+            if s in self.store:
+                return s
+        from codreamer.models import CUSTOMER_JOB
+
+        return CUSTOMER_JOB
+
+
+def user_prompt(scenario: Scenario, seed_node: str) -> str:
+    prospect = scenario.prospect.model_dump(exclude_none=True)
+    return (
+        f"Prospect: {json.dumps(prospect, ensure_ascii=False)}\n"
+        f"Goal: {scenario.goal}\n"
+        f"Start at node: {seed_node!r}."
+    )
+
+
+def _assistant_message(turn: Turn) -> dict[str, Any]:
+    msg: dict[str, Any] = {"role": "assistant", "content": turn.content}
+    if turn.tool_calls:
+        msg["tool_calls"] = [
+            {
+                "id": c.id,
+                "type": "function",
+                "function": {
+                    "name": c.name,
+                    "arguments": c.raw_arguments
+                    if c.raw_arguments is not None
+                    else json.dumps(c.arguments, ensure_ascii=False),
+                },
+            }
+            for c in turn.tool_calls
+        ]
+    return msg
+
+
+def _run_tool(env: RolloutEnv, call: ToolCall) -> tuple[ToolResult, str]:
+    if call.error is not None:
+        content: Any = {"error": call.error}
+        return ToolResult(call, content, ok=False), json.dumps(content, ensure_ascii=False)
+    try:
+        result, text = env.tools.call_json(call.name, call.arguments)
+        return ToolResult(call, result), text
+    except CoDreamerError as exc:  # unknown node / tool: the model sees why and goes on
+        content = {"error": str(exc)}
+        return ToolResult(call, content, ok=False), json.dumps(content, ensure_ascii=False)
+
+
+def rollout(
+    policy: Policy,
+    env: RolloutEnv,
+    rng: np.random.Generator,
+    meta: TrajectoryMeta,
+    *,
+    greedy: bool = False,
+) -> Trajectory:
+    seed_node = env.seed_node
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "user", "content": user_prompt(env.scenario, seed_node)},
+    ]
+    session = policy.start(env, rng, greedy)
+    logprobs: list[float] = []
+    decisions: list[Any] = []
+    errors: list[str] = []
+    info: dict[str, Any] = {}
+    results: list[ToolResult] = []
+    exploring_turns = 0
+    email: FinalEmail | None = None
+    auto = False
+    # A hard cap on all turns, whatever the policy does (LLMs that never explore
+    # nor finalize, e.g. replying in prose, are nudged by their session).
+    max_turns = 2 * (env.depth + 2)
+    for _ in range(max_turns):
+        if exploring_turns > env.depth:
+            turn = session.force_finalize("depth")
+            auto = True
+        else:
+            turn = session.next_turn(results)
+        messages.append(_assistant_message(turn))
+        logprobs.append(turn.logprob)
+        decisions.extend(turn.decisions)
+        errors.extend(turn.errors)
+        info.update(turn.info)
+        if turn.email is not None:
+            email = turn.email
+            for c in turn.tool_calls:
+                if c.name == FINALIZE_EMAIL:
+                    messages.append({"role": "tool", "tool_call_id": c.id, "content": "sent"})
+            break
+        if turn.exploring:
+            exploring_turns += 1
+        ran = [_run_tool(env, c) for c in turn.tool_calls]
+        results = [r for r, _ in ran]
+        for r, text in ran:
+            if r.call.name == FINALIZE_EMAIL and r.ok:
+                email = r.content
+            messages.append({"role": "tool", "tool_call_id": r.call.id, "content": text})
+        if email is not None:
+            break
+    if email is None:
+        turn = session.force_finalize("turns")
+        messages.append(_assistant_message(turn))
+        logprobs.append(turn.logprob)
+        decisions.extend(turn.decisions)
+        info.update(turn.info)
+        email = turn.email or FinalEmail(subject="", body="", citations=[])
+        auto = True
+    meta = meta.model_copy(
+        update={**info, "auto_finalized": auto, "errors": errors, "greedy": greedy}
+    )
+    return Trajectory.model_construct(
+        messages=messages,
+        final_email=email,
+        logprobs=logprobs,
+        reward=None,
+        judgement=None,
+        reward_components={},
+        metadata=meta,
+        decisions=decisions,
+    )

@@ -1,0 +1,52 @@
+"""The judge interface the loop scores groups through, and the factory that picks one.
+
+Judges score a whole group at once (RULER ranks a group; an LLM judge may
+batch), and every judge returns the rubric's result shape (`Judgement`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+from codreamer.models import FinalEmail, Judgement, Scenario
+
+if TYPE_CHECKING:
+    from codreamer.config import Settings
+    from codreamer.graph.store import GraphStore
+
+
+class GroupJudge(Protocol):
+    name: str
+
+    def score_group(self, emails: list[FinalEmail], scenario: Scenario) -> list[Judgement]:
+        """One Judgement per email, in order. Raises JudgeError when it cannot judge."""
+        ...
+
+
+class RubricGroupJudge:
+    """The offline rubric, judging each email of a group on its own."""
+
+    name = "rubric"
+
+    def __init__(self, store: GraphStore | None) -> None:
+        from codreamer.judge.rubric import RubricJudge
+
+        self.rubric = RubricJudge(store)
+
+    def score_group(self, emails: list[FinalEmail], scenario: Scenario) -> list[Judgement]:
+        return [self.rubric.judge(e, scenario) for e in emails]
+
+
+def make_judge(name: str, store: GraphStore | None, settings: Settings | None = None) -> GroupJudge:
+    """Build the named judge; LLM-backed ones are imported only when chosen."""
+    if name == "rubric":
+        return RubricGroupJudge(store)
+    if name == "llm":
+        from codreamer.judge.llm import LLMJudge
+
+        return LLMJudge.from_settings(store, settings)
+    if name == "ruler":
+        from codreamer.judge.ruler import RulerJudge
+
+        return RulerJudge.from_settings(store, settings)
+    raise ValueError(f"unknown judge {name!r}: choose rubric, llm or ruler")

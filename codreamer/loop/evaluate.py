@@ -1,0 +1,73 @@
+"""Step 5: evaluate the current policy on held-out scenarios (greedy, judged)."""
+
+from __future__ import annotations
+
+import statistics
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from codreamer.agent.policies.base import Policy
+from codreamer.agent.rollout import RolloutEnv, rollout
+from codreamer.agent.tools import AgentTools
+from codreamer.agent.trajectory import TrajectoryMeta
+from codreamer.graph.store import GraphStore
+from codreamer.judge.base import GroupJudge
+from codreamer.models import Scenario
+
+# A reward at or above this counts as a pass: an email a person would send as is.
+PASS_THRESHOLD = 0.8
+
+
+class ScenarioResult(BaseModel):
+    scenario_id: str
+    reward: float
+    subject: str
+    citations: list[str]
+    criteria: dict[str, float]
+
+
+class EvalReport(BaseModel):
+    scenarios: int = 0
+    mean_reward: float = 0.0
+    pass_rate: float = 0.0
+    pass_threshold: float = PASS_THRESHOLD
+    criteria_means: dict[str, float] = Field(default_factory=dict)
+    results: list[ScenarioResult] = Field(default_factory=list)
+
+
+def evaluate(
+    policy: Policy,
+    store: GraphStore,
+    tools: AgentTools,
+    scenarios: list[Scenario],
+    judge: GroupJudge,
+    depth: int,
+) -> EvalReport:
+    results: list[ScenarioResult] = []
+    for s in scenarios:
+        meta = TrajectoryMeta(trajectory_id=f"eval-{s.id}", scenario_id=s.id, iteration=-1)
+        env = RolloutEnv(store, tools, s, depth)
+        traj = rollout(policy, env, np.random.default_rng(0), meta, greedy=True)
+        j = judge.score_group([traj.final_email], s)[0]
+        results.append(
+            ScenarioResult(
+                scenario_id=s.id,
+                reward=j.total,
+                subject=traj.final_email.subject,
+                citations=traj.final_email.citations,
+                criteria={k: c.score for k, c in j.criteria.items()},
+            )
+        )
+    if not results:
+        return EvalReport()
+    names = sorted({k for r in results for k in r.criteria})
+    return EvalReport(
+        scenarios=len(results),
+        mean_reward=statistics.fmean(r.reward for r in results),
+        pass_rate=sum(r.reward >= PASS_THRESHOLD for r in results) / len(results),
+        criteria_means={
+            n: statistics.fmean(r.criteria.get(n, 0.0) for r in results) for n in names
+        },
+        results=results,
+    )

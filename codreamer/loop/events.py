@@ -1,0 +1,45 @@
+"""The append-only progress log of a run (`events.jsonl`), with listeners.
+
+Each event is a dict with a 1-based `seq` (its line number, which the API's
+SSE stream uses as the event id), a `type`, and `at` (UTC time).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from codreamer.loop.artifacts import append_jsonl, read_jsonl, repair_jsonl
+from codreamer.models import utc_now_iso
+
+EventListener = Callable[[dict[str, Any]], None]
+
+TERMINAL_EVENTS = frozenset({"run_finished", "run_failed", "run_cancelled"})
+
+
+class EventLog:
+    def __init__(self, path: Any, listener: EventListener | None = None) -> None:
+        self.path = path
+        self.listener = listener
+        # The webhook sender's thread appends too; one lock keeps `seq` in step
+        # with the line numbers.
+        self._lock = threading.Lock()
+        repair_jsonl(path)
+        self._seq = len(read_jsonl(path))
+
+    def emit(self, type_: str, **data: Any) -> dict[str, Any]:
+        with self._lock:
+            self._seq += 1
+            event = {"seq": self._seq, "type": type_, "at": utc_now_iso(), **data}
+            append_jsonl(self.path, event)
+        if self.listener is not None:
+            with contextlib.suppress(Exception):  # a listener's bug must never stop a run
+                self.listener(event)
+        return event
+
+    def emit_event(self, event: dict[str, Any]) -> None:
+        """`emit` for writers that build the event dict themselves (the webhook sender)."""
+        data = {k: v for k, v in event.items() if k not in ("seq", "at", "type")}
+        self.emit(str(event.get("type", "event")), **data)

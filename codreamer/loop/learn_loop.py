@@ -1,0 +1,498 @@
+"""The learn-loop (DESIGN §2), top to bottom.
+
+    baseline  greedy rollout, initial policy     -> iter0_*, webhook "baseline"
+    for i in 1..iterations:
+      step 1  group_size rollouts per scenario    -> iter{i}_step1_groups.jsonl
+      step 2  judge, mix in feedback              -> iter{i}_step2_groups.jsonl, rewards
+      step 3  GRPO update of the policy           -> iter{i}_policy.json
+      step 4  nudge cited nodes of better half    -> iter{i}_node_scores.json
+      email   greedy rollout, updated policy      -> iter{i}_email.json, webhook "iteration"
+    final     final_email.json, webhook "final"; step 5 evaluate -> eval_report.json
+
+An iteration is complete once its email file exists (written last). A resumed
+run restores the policy and node scores of the last complete iteration and
+goes on; every random draw of iteration i comes from a generator seeded by
+(seed, i), so it draws what an uninterrupted run would have drawn.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from codreamer.agent.policies.base import Policy
+from codreamer.agent.policies.factory import make_policy
+from codreamer.agent.rollout import RolloutEnv, rollout
+from codreamer.agent.tools import AgentTools
+from codreamer.agent.trajectory import Trajectory, TrajectoryMeta
+from codreamer.config import Settings, get_settings
+from codreamer.errors import CoDreamerError, JudgeError, RunCancelled
+from codreamer.graph.schema import parse_graph
+from codreamer.graph.scores import NodeScores
+from codreamer.graph.store import GraphStore
+from codreamer.judge.base import GroupJudge, make_judge
+from codreamer.judge.feedback import FeedbackEvent, FeedbackIndex
+from codreamer.loop.artifacts import (
+    RunPaths,
+    atomic_write_json,
+    atomic_write_jsonl,
+    iter_jsonl,
+    read_json,
+)
+from codreamer.loop.config import LoopConfig
+from codreamer.loop.evaluate import evaluate
+from codreamer.loop.events import EventListener, EventLog
+from codreamer.loop.status import update_meta
+from codreamer.models import RewardStats, Scenario, WebhookPayload, utc_now_iso
+
+WebhookSink = Callable[[WebhookPayload], None]
+StopCheck = Callable[[], bool]
+
+STEPS = ("generate", "score", "grpo", "kg_weights", "email")
+
+
+@dataclass
+class RunResult:
+    run_id: str
+    status: str
+    results_path: Path
+    iterations: list[dict[str, Any]] = field(default_factory=list)
+    final: dict[str, Any] | None = None
+    error: str | None = None
+
+
+@dataclass
+class RunContext:
+    """Everything one run works with. Built fresh per run: nothing is shared."""
+
+    paths: RunPaths
+    config: LoopConfig
+    store: GraphStore
+    scores: NodeScores
+    tools: AgentTools
+    policy: Policy
+    judge: GroupJudge
+    feedback: FeedbackIndex
+    events: EventLog
+    on_webhook: WebhookSink | None
+    should_stop: StopCheck
+
+    def env(self, scenario: Scenario) -> RolloutEnv:
+        return RolloutEnv(self.store, self.tools, scenario, self.config.depth)
+
+
+# --- the loop ----------------------------------------------------------------
+
+
+def run_learn_loop(
+    paths: RunPaths,
+    *,
+    on_event: EventListener | None = None,
+    on_webhook: WebhookSink | None = None,
+    should_stop: StopCheck | None = None,
+    settings: Settings | None = None,
+    event_log: EventLog | None = None,
+) -> RunResult:
+    """Run (or resume) the run in `paths`, created by `create_run`.
+
+    Pass `event_log` to share one log (and its `seq` counter) with other
+    writers of events.jsonl, such as the webhook sender.
+    """
+    settings = settings or get_settings()
+    meta = read_json(paths.meta)
+    events = event_log or EventLog(paths.events, on_event)
+    try:
+        ctx = _build_context(paths, meta, events, on_webhook, should_stop, settings)
+    except Exception as exc:
+        return _fail(paths, events, exc)
+
+    config = ctx.config
+    done = last_complete_iteration(paths, config.iterations)
+    resumed = done >= 0
+    update_meta(
+        paths,
+        status="running",
+        started_at=meta.get("started_at") or utc_now_iso(),
+        finished_at=None,
+        error=None,
+    )
+    events.emit("run_resumed" if resumed else "run_started", from_iteration=done + 1)
+    try:
+        if done < 0:
+            _baseline(ctx)
+            done = 0
+        else:
+            _restore(ctx, done)
+        for i in range(done + 1, config.iterations + 1):
+            _check_stop(ctx)
+            _iteration(ctx, i)
+        _final(ctx)
+    except RunCancelled:
+        update_meta(paths, status="cancelled", finished_at=utc_now_iso())
+        events.emit("run_cancelled")
+        return _result(paths, "cancelled")
+    except Exception as exc:
+        return _fail(paths, events, exc)
+    update_meta(paths, status="succeeded", finished_at=utc_now_iso())
+    events.emit("run_finished")
+    return _result(paths, "succeeded")
+
+
+def _baseline(ctx: RunContext) -> None:
+    ctx.events.emit("iteration_started", iteration=0, stage="baseline")
+    _write_checkpoint(ctx, 0, train_stats={})
+    email = _greedy_email(ctx, 0)
+    _progress(ctx, 0, "email", done=True, metrics={"iteration": 0, **email["metrics"]})
+    ctx.events.emit("iteration_finished", iteration=0, reward=email["reward"])
+    _webhook(ctx, "baseline", 0, email)
+
+
+def _iteration(ctx: RunContext, i: int) -> None:
+    paths, config = ctx.paths, ctx.config
+    rng = np.random.default_rng([config.seed, i])
+    ctx.events.emit("iteration_started", iteration=i)
+
+    # Step 1: generate group_size rollouts per scenario.
+    _step(ctx, i, "generate")
+    scenarios = [config.scenario]
+    groups = [_generate_group(ctx, i, g, s, rng) for g, s in enumerate(scenarios)]
+    atomic_write_jsonl(paths.step1_groups(i), _groups_json(groups, scenarios))
+    _step_done(ctx, i, "generate", rollouts=sum(len(g) for g in groups))
+
+    # Step 2: score with the judge, mixed with feedback.
+    _check_stop(ctx)
+    _step(ctx, i, "score")
+    judged, failures = _score_groups(ctx, groups, scenarios)
+    stats = _reward_stats([t for g in judged for t in g])
+    atomic_write_jsonl(paths.step2_groups(i), _groups_json(judged, scenarios))
+    atomic_write_jsonl(paths.rewards_per_traj(i), _per_traj_rows(judged))
+    metrics = {**stats.model_dump(), "judge_failures": failures}
+    atomic_write_json(paths.rewards_metrics(i), metrics)
+    _step_done(ctx, i, "score", **stats.model_dump())
+
+    # Step 3: GRPO update.
+    _check_stop(ctx)
+    _step(ctx, i, "grpo")
+    train_stats = ctx.policy.train_step(judged) if judged else {"groups": 0.0}
+    _step_done(ctx, i, "grpo", **train_stats)
+
+    # Step 4: nudge the node scores toward what scored well.
+    _check_stop(ctx)
+    _step(ctx, i, "kg_weights")
+    ctx.scores.update(_better_half(judged), step=config.node_step)
+    ctx.tools.invalidate()
+    _write_checkpoint(ctx, i, train_stats)
+    _step_done(ctx, i, "kg_weights")
+
+    # The iteration's email, greedy with the updated policy; written last.
+    _step(ctx, i, "email")
+    email = _greedy_email(ctx, i, extra_metrics=metrics)
+    ctx.events.emit("iteration_finished", iteration=i, **email["metrics"])
+    _progress(ctx, i, "email", done=True, metrics={"iteration": i, **email["metrics"]})
+    _webhook(ctx, "iteration", i, email)
+
+
+def _final(ctx: RunContext) -> None:
+    n = ctx.config.iterations
+    email = read_json(ctx.paths.email(n))
+    atomic_write_json(ctx.paths.final_email, {**email, "stage": "final"})
+    _webhook(ctx, "final", n, email)
+    if ctx.config.eval_scenarios:
+        ctx.events.emit("step_started", iteration=n, step="evaluate")
+        report = evaluate(
+            ctx.policy, ctx.store, ctx.tools, ctx.config.eval_scenarios, ctx.judge, ctx.config.depth
+        )
+        atomic_write_json(ctx.paths.eval_report, report.model_dump())
+        ctx.events.emit(
+            "step_finished", iteration=n, step="evaluate", mean_reward=report.mean_reward
+        )
+
+
+# --- the pieces ----------------------------------------------------------------
+
+
+def _generate_group(
+    ctx: RunContext, i: int, g: int, scenario: Scenario, rng: np.random.Generator
+) -> list[Trajectory]:
+    env = ctx.env(scenario)
+    policy = ctx.policy
+    out = []
+    for j in range(ctx.config.group_size):
+        meta = TrajectoryMeta(
+            trajectory_id=f"i{i}-g{g}-t{j}",
+            scenario_id=scenario.id,
+            iteration=i,
+            group=g,
+            index=j,
+            seed=ctx.config.seed,
+            policy=policy.name,
+        )
+        out.append(rollout(policy, env, rng, meta))
+    return out
+
+
+def _score_groups(
+    ctx: RunContext, groups: list[list[Trajectory]], scenarios: list[Scenario]
+) -> tuple[list[list[Trajectory]], int]:
+    """Judge each group; a group the judge fails on is reported and skipped."""
+    judged: list[list[Trajectory]] = []
+    failures = 0
+    mix = ctx.config.feedback
+    for g, (group, scenario) in enumerate(zip(groups, scenarios, strict=True)):
+        try:
+            results = ctx.judge.score_group([t.final_email for t in group], scenario)
+        except (JudgeError, CoDreamerError) as exc:
+            failures += 1
+            ctx.events.emit("judge_failed", group=g, error=str(exc))
+            continue
+        for traj, j in zip(group, results, strict=True):
+            reward, parts = ctx.feedback.mix(
+                j.total, ctx.paths.run_id, traj.id, traj.final_email, mix.alpha, mix.beta, mix.gamma
+            )
+            traj.judgement = j
+            traj.reward = reward
+            traj.reward_components = parts
+        judged.append(group)
+    return judged, failures
+
+
+def _better_half(groups: list[list[Trajectory]]) -> list[tuple[list[str], float]]:
+    """(citations, reward) of the better half of all trajectories, best first.
+    Sorting is stable, so ties keep rollout order and the update is deterministic."""
+    trajs = sorted((t for g in groups for t in g), key=lambda t: -(t.reward or 0.0))
+    keep = trajs[: max(1, len(trajs) // 2)] if trajs else []
+    return [(t.final_email.citations, float(t.reward or 0.0)) for t in keep]
+
+
+def _greedy_email(
+    ctx: RunContext, i: int, extra_metrics: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    scenario = ctx.config.scenario
+    meta = TrajectoryMeta(
+        trajectory_id=f"i{i}-greedy",
+        scenario_id=scenario.id,
+        iteration=i,
+        seed=ctx.config.seed,
+        policy=ctx.policy.name,
+    )
+    traj = rollout(
+        ctx.policy,
+        ctx.env(scenario),
+        np.random.default_rng([ctx.config.seed, i, 1]),
+        meta,
+        greedy=True,
+    )
+    try:
+        judgement = ctx.judge.score_group([traj.final_email], scenario)[0]
+        reward: float | None = judgement.total
+        judged = judgement.model_dump()
+    except (JudgeError, CoDreamerError) as exc:
+        ctx.events.emit("judge_failed", iteration=i, group="greedy", error=str(exc))
+        reward, judged = None, None
+    metrics: dict[str, Any] = {}
+    if extra_metrics:
+        metrics.update(
+            {
+                k: extra_metrics[k]
+                for k in ("mean", "median", "min", "max", "std")
+                if k in extra_metrics
+            }
+        )
+    if reward is not None:
+        metrics["greedy_reward"] = reward
+    record = {
+        "iteration": i,
+        "email": traj.final_email.model_dump(),
+        "reward": reward,
+        "judgement": judged,
+        "trajectory_id": traj.id,
+        "hops": traj.metadata.hops,
+        "style": traj.metadata.style,
+        "auto_finalized": traj.metadata.auto_finalized,
+        "metrics": metrics,
+    }
+    atomic_write_json(ctx.paths.email(i), record)
+    return record
+
+
+def _write_checkpoint(ctx: RunContext, i: int, train_stats: dict[str, float]) -> None:
+    atomic_write_json(
+        ctx.paths.policy(i), {"iteration": i, "train": train_stats, **ctx.policy.state_dict()}
+    )
+    atomic_write_json(ctx.paths.node_scores(i), ctx.scores.snapshot())
+
+
+def _restore(ctx: RunContext, done: int) -> None:
+    state = read_json(ctx.paths.policy(done))
+    ctx.policy.load_state_dict(state)
+    ctx.scores = NodeScores(ctx.store.nodes, read_json(ctx.paths.node_scores(done)))
+    ctx.tools = AgentTools(ctx.store, ctx.scores)
+
+
+def last_complete_iteration(paths: RunPaths, iterations: int) -> int:
+    """The highest k whose checkpoint and email all exist; -1 when none does."""
+    for k in range(iterations, -1, -1):
+        if paths.email(k).exists() and paths.policy(k).exists() and paths.node_scores(k).exists():
+            return k
+    return -1
+
+
+def _webhook(ctx: RunContext, stage: str, i: int, email: dict[str, Any]) -> None:
+    if ctx.on_webhook is None:
+        return
+    metrics = {
+        k: float(v) for k, v in email.get("metrics", {}).items() if isinstance(v, (int, float))
+    }
+    payload = WebhookPayload(
+        run_id=ctx.paths.run_id,
+        stage=stage,  # type: ignore[arg-type]
+        iteration=i,
+        iterations=ctx.config.iterations,
+        final_email=email["email"],
+        node_scores=ctx.scores.snapshot(),
+        metrics=metrics,
+    )
+    try:
+        ctx.on_webhook(payload)
+    except Exception as exc:  # delivery never fails the run
+        ctx.events.emit("webhook_failed", stage=stage, iteration=i, error=str(exc))
+
+
+def _build_context(
+    paths: RunPaths,
+    meta: dict[str, Any],
+    events: EventLog,
+    on_webhook: WebhookSink | None,
+    should_stop: StopCheck | None,
+    settings: Settings,
+) -> RunContext:
+    config = LoopConfig.model_validate(meta["config"])
+    store = GraphStore(parse_graph(read_json(paths.graph)))
+    scores = NodeScores(store.nodes)
+    feedback_path = meta.get("feedback_path")
+    feedback = (
+        FeedbackIndex(FeedbackEvent.model_validate(row) for row in iter_jsonl(Path(feedback_path)))
+        if feedback_path
+        else FeedbackIndex()
+    )
+    return RunContext(
+        paths=paths,
+        config=config,
+        store=store,
+        scores=scores,
+        tools=AgentTools(store, scores),
+        policy=make_policy(config, store, settings),
+        judge=make_judge(config.judge, store, settings),
+        feedback=feedback,
+        events=events,
+        on_webhook=on_webhook,
+        should_stop=should_stop or (lambda: False),
+    )
+
+
+# --- bookkeeping ----------------------------------------------------------------
+
+
+def _check_stop(ctx: RunContext) -> None:
+    if ctx.should_stop():
+        raise RunCancelled("cancel requested")
+
+
+def _step(ctx: RunContext, i: int, step: str) -> None:
+    ctx._t0 = time.perf_counter()  # type: ignore[attr-defined]
+    ctx.events.emit("step_started", iteration=i, step=step)
+    _progress(ctx, i, step)
+
+
+def _step_done(ctx: RunContext, i: int, step: str, **data: Any) -> None:
+    ms = round((time.perf_counter() - getattr(ctx, "_t0", time.perf_counter())) * 1000, 2)
+    ctx.events.emit("step_finished", iteration=i, step=step, ms=ms, **data)
+
+
+def _progress(
+    ctx: RunContext, i: int, step: str, done: bool = False, metrics: dict[str, Any] | None = None
+) -> None:
+    n = ctx.config.iterations
+    steps_done = STEPS.index(step) + (1 if done else 0) if i > 0 else (len(STEPS) if done else 0)
+    fraction = (max(0, i - 1) * len(STEPS) + steps_done) / (n * len(STEPS)) if i > 0 else 0.0
+    changes: dict[str, Any] = {
+        "progress": {"iteration": i, "iterations": n, "step": step, "fraction": round(fraction, 4)}
+    }
+    if metrics is not None:
+        meta = read_json(ctx.paths.meta)
+        its = [m for m in meta.get("metrics", {}).get("iterations", []) if m["iteration"] != i]
+        its.append(metrics)
+        its.sort(key=lambda m: m["iteration"])
+        changes["metrics"] = {"iterations": its}
+    update_meta(ctx.paths, **changes)
+
+
+def _reward_stats(trajs: list[Trajectory]) -> RewardStats:
+    rs = [float(t.reward) for t in trajs if t.reward is not None]
+    if not rs:
+        return RewardStats()
+    return RewardStats(
+        n=len(rs),
+        mean=statistics.fmean(rs),
+        median=statistics.median(rs),
+        min=min(rs),
+        max=max(rs),
+        std=statistics.pstdev(rs),
+    )
+
+
+def _groups_json(groups: list[list[Trajectory]], scenarios: list[Scenario]) -> list[dict[str, Any]]:
+    return [
+        {
+            "group": g,
+            "scenario_id": group[0].metadata.scenario_id if group else None,
+            "trajectories": [json.loads(t.model_dump_json()) for t in group],
+        }
+        for g, group in enumerate(groups)
+    ]
+
+
+def _per_traj_rows(groups: list[list[Trajectory]]) -> list[dict[str, Any]]:
+    return [
+        {
+            "trajectory_id": t.id,
+            "group": t.metadata.group,
+            "reward": t.reward,
+            "components": t.reward_components,
+            "criteria": {k: c.score for k, c in t.judgement.criteria.items()}
+            if t.judgement
+            else {},
+            "citations": t.final_email.citations,
+        }
+        for g in groups
+        for t in g
+    ]
+
+
+def _fail(paths: RunPaths, events: EventLog, exc: BaseException) -> RunResult:
+    message = f"{type(exc).__name__}: {exc}"
+    try:
+        update_meta(paths, status="failed", finished_at=utc_now_iso(), error=message)
+    finally:
+        events.emit("run_failed", error=message)
+    return _result(paths, "failed", error=message)
+
+
+def _result(paths: RunPaths, status: str, error: str | None = None) -> RunResult:
+    meta = read_json(paths.meta)
+    final = read_json(paths.final_email) if paths.final_email.exists() else None
+    return RunResult(
+        run_id=paths.run_id,
+        status=status,
+        results_path=paths.dir,
+        iterations=meta.get("metrics", {}).get("iterations", []),
+        final=final,
+        error=error,
+    )

@@ -1,0 +1,58 @@
+"""Start or resume a run in this process (the CLI's path; the API uses a process pool)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from codreamer.config import Settings
+from codreamer.errors import RunStateError
+from codreamer.graph.store import GraphStore
+from codreamer.loaders import load_scenarios
+from codreamer.loop.artifacts import RunPaths, check_run_id, new_run_id
+from codreamer.loop.config import LoopConfig
+from codreamer.loop.status import create_run, read_meta
+from codreamer.models import Scenario
+
+
+def held_out_scenarios(settings: Settings, training: Scenario) -> list[Scenario]:
+    """Every scenario of data/scenarios.json except the one trained on."""
+    path = settings.scenarios_path
+    if not path.exists():
+        return []
+    return [s for s in load_scenarios(path) if s.id != training.id]
+
+
+def new_local_run(
+    settings: Settings,
+    store: GraphStore,
+    config: LoopConfig,
+    run_id: str | None = None,
+    request: dict[str, Any] | None = None,
+    prefix: str = "run",
+) -> RunPaths:
+    run_id = check_run_id(run_id) if run_id else new_run_id(prefix)
+    paths = RunPaths.for_run(settings.runs_dir, run_id)
+    if paths.dir.exists():
+        raise RunStateError(f"run {run_id} already exists; resume it with --resume {run_id}")
+    feedback = settings.feedback_path
+    create_run(
+        paths,
+        store,
+        config,
+        request=request,
+        feedback_path=str(Path(feedback).resolve()) if feedback.exists() else None,
+    )
+    return paths
+
+
+def existing_run(settings: Settings, run_id: str) -> RunPaths:
+    paths = RunPaths.for_run(settings.runs_dir, run_id)
+    if not paths.meta.exists():
+        from codreamer.errors import RunNotFoundError
+
+        raise RunNotFoundError(run_id)
+    meta = read_meta(paths)
+    if meta["status"] == "succeeded":
+        raise RunStateError(f"run {run_id} already succeeded; nothing to resume")
+    return paths

@@ -1,0 +1,79 @@
+"""Terminal presentation of a learn-loop: Rich progress bars per step, a results table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.panel import Panel
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from codreamer.loop.learn_loop import STEPS
+
+STEP_LABELS = {
+    "generate": "step 1 generate",
+    "score": "step 2 score",
+    "grpo": "step 3 GRPO",
+    "kg_weights": "step 4 KG weights",
+    "email": "iteration email",
+}
+
+
+class LoopProgress:
+    """An event listener that drives one progress bar per step."""
+
+    def __init__(self, console: Console, iterations: int, start: int = 0) -> None:
+        self.progress = Progress(
+            TextColumn("{task.description:<18}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+        )
+        self.tasks = {
+            s: self.progress.add_task(STEP_LABELS[s], total=iterations, completed=start)
+            for s in STEPS
+        }
+
+    def __enter__(self) -> LoopProgress:
+        self.progress.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.progress.__exit__(*exc)
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        if event.get("type") == "step_finished" and event.get("step") in self.tasks:
+            self.progress.advance(self.tasks[event["step"]])
+        elif event.get("type") == "iteration_finished" and event.get("iteration", 0) > 0:
+            self.progress.advance(self.tasks["email"])
+
+
+def print_summary(console: Console, summary: dict[str, Any]) -> None:
+    table = Table(title=f"Run {summary['run_id']}", show_lines=False)
+    for col in ("iteration", "mean", "median", "min", "max", "greedy"):
+        table.add_column(col, justify="right")
+    for m in summary["iterations"]:
+        table.add_row(
+            str(m["iteration"]),
+            *(f"{m[k]:.3f}" if k in m else "-" for k in ("mean", "median", "min", "max")),
+            f"{m['greedy_reward']:.3f}" if m.get("greedy_reward") is not None else "-",
+        )
+    console.print(table)
+    email = summary.get("final_email")
+    if email:
+        cites = ", ".join(email["citations"])
+        subject, text = email["subject"], email["body"]
+        body = f"[bold]{subject}[/bold]\n\n{text}\n\n[dim]citations: {cites}[/dim]"
+        console.print(Panel(body, title="final email", expand=False))
+    line = (
+        f"final reward {summary['final_reward']:.3f}"
+        if summary.get("final_reward") is not None
+        else ""
+    )
+    if summary.get("oracle_reward") is not None:
+        line += f"   oracle {summary['oracle_reward']:.3f}"
+    if line:
+        console.print(line)
+    console.print(f"results: {summary['results_path']}")

@@ -1,0 +1,190 @@
+"""The CLI's way into the loop: resolve inputs, create or resume a run, run it here,
+show progress, print a summary. The API's run manager calls run_learn_loop itself."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from codreamer.config import Settings, get_settings
+from codreamer.errors import CoDreamerError, OracleTooLargeError
+from codreamer.loop.artifacts import RunPaths, read_json
+from codreamer.loop.config import LoopConfig
+from codreamer.loop.evaluate import EvalReport
+from codreamer.loop.events import EventLog
+
+
+@dataclass
+class LoopRequest:
+    iterations: int | None = None
+    depth: int | None = None
+    graph: Path | None = None
+    scenario: str | None = None
+    group_size: int | None = None
+    seed: int = 0
+    policy: str | None = None
+    judge: str | None = None
+    resume: str | None = None
+
+
+def build_config(req: LoopRequest, settings: Settings) -> tuple[Any, LoopConfig]:
+    from codreamer.loaders import load_graph, resolve_scenario
+    from codreamer.loop.local import held_out_scenarios
+
+    store = load_graph(req.graph or settings.default_graph_path, settings.max_graph_nodes)
+    scenario = resolve_scenario(req.scenario, settings)
+    data: dict[str, Any] = {
+        "iterations": req.iterations if req.iterations is not None else settings.num_iters,
+        "depth": req.depth if req.depth is not None else settings.depth,
+        "scenario": scenario,
+        "policy": req.policy or settings.policy,
+        "judge": req.judge or settings.judge,
+        "seed": req.seed,
+        "eval_scenarios": held_out_scenarios(settings, scenario),
+    }
+    if req.group_size is not None:
+        data["group_size"] = req.group_size
+    return store, LoopConfig.model_validate(data)
+
+
+def run_from_cli(req: LoopRequest, *, json_out: bool) -> int:
+    from pydantic import ValidationError
+    from rich.console import Console
+
+    from codreamer.loop.learn_loop import last_complete_iteration, run_learn_loop
+    from codreamer.loop.local import existing_run, new_local_run
+    from codreamer.loop.progress import LoopProgress, print_summary
+
+    settings = get_settings()
+    err = Console(stderr=True)
+    try:
+        if req.resume:
+            paths = existing_run(settings, req.resume)
+            store = None
+        else:
+            store, config = build_config(req, settings)
+            _check_policy_ready(config, settings)
+            paths = new_local_run(
+                settings,
+                store,
+                config,
+                run_id=settings.run_id,
+                request={k: str(v) if isinstance(v, Path) else v for k, v in vars(req).items()},
+            )
+    except ValidationError as exc:
+        e = exc.errors()[0]
+        err.print(f"[red]invalid {'.'.join(str(x) for x in e['loc'])}: {e['msg']}[/red]")
+        return 2
+    except CoDreamerError as exc:
+        err.print(f"[red]{exc}[/red]")
+        return 2
+
+    config = LoopConfig.model_validate(read_json(paths.meta)["config"])
+    events = EventLog(paths.events)
+    sender = _webhook_sender(paths, settings, events)
+    show_bars = not json_out and sys.stderr.isatty()
+    try:
+        if show_bars:
+            start = max(0, last_complete_iteration(paths, config.iterations))
+            with LoopProgress(err, config.iterations, start) as bars:
+                events.listener = bars
+                result = run_learn_loop(
+                    paths, on_webhook=sender, settings=settings, event_log=events
+                )
+        else:
+            result = run_learn_loop(paths, on_webhook=sender, settings=settings, event_log=events)
+    finally:
+        if sender is not None:
+            sender.close(settings.webhook_drain_timeout_s)
+
+    summary = summarize(paths, config, store)
+    if json_out:
+        print(json.dumps(summary, ensure_ascii=False))
+    else:
+        print_summary(Console(), summary)
+    if result.status != "succeeded":
+        err.print(f"[red]run {result.status}: {result.error or ''}[/red]")
+        return 1
+    return 0
+
+
+def _check_policy_ready(config: LoopConfig, settings: Settings) -> None:
+    """Fail fast, before a run exists, when the chosen policy/judge cannot work here."""
+    if config.policy != "embedded" or config.judge != "rubric":
+        from codreamer.preflight import check_ready
+
+        check_ready(config, settings)
+
+
+def _webhook_sender(paths: RunPaths, settings: Settings, events: EventLog) -> Any:
+    if not settings.frontend_url:
+        return None
+    from codreamer.api.webhooks import WebhookSender
+
+    return WebhookSender(paths, settings, emit=events.emit_event)
+
+
+def summarize(paths: RunPaths, config: LoopConfig, store: Any = None) -> dict[str, Any]:
+    """The `--json` summary: run id, path, per-iteration metrics, final email and reward,
+    and the oracle's reward when the graph is within its cap."""
+    from codreamer.graph.schema import parse_graph
+    from codreamer.graph.store import GraphStore
+
+    meta = read_json(paths.meta)
+    final = read_json(paths.final_email) if paths.final_email.exists() else None
+    oracle_reward = None
+    if config.policy == "embedded" and config.judge == "rubric":
+        from codreamer.train.oracle import oracle
+
+        store = store or GraphStore(parse_graph(read_json(paths.graph)))
+        try:
+            oracle_reward = oracle(store, config.scenario, config.depth).reward
+        except OracleTooLargeError:
+            oracle_reward = None
+    return {
+        "run_id": paths.run_id,
+        "status": meta["status"],
+        "results_path": str(paths.dir),
+        "iterations": meta.get("metrics", {}).get("iterations", []),
+        "final_email": final["email"] if final else None,
+        "final_reward": final["reward"] if final else None,
+        "oracle_reward": oracle_reward,
+        "error": meta.get("error"),
+    }
+
+
+def evaluate_run(run_id: str, scenario_args: list[str]) -> EvalReport:
+    """Evaluate a run's last checkpoint on scenarios (default: its held-out ones)."""
+    from codreamer.agent.policies.factory import make_policy
+    from codreamer.agent.tools import AgentTools
+    from codreamer.errors import RunNotFoundError
+    from codreamer.graph.schema import parse_graph
+    from codreamer.graph.scores import NodeScores
+    from codreamer.graph.store import GraphStore
+    from codreamer.judge.base import make_judge
+    from codreamer.loaders import resolve_scenario
+    from codreamer.loop.evaluate import evaluate
+    from codreamer.loop.learn_loop import last_complete_iteration
+
+    settings = get_settings()
+    paths = RunPaths.for_run(settings.runs_dir, run_id)
+    if not paths.meta.exists():
+        raise RunNotFoundError(run_id)
+    config = LoopConfig.model_validate(read_json(paths.meta)["config"])
+    store = GraphStore(parse_graph(read_json(paths.graph)))
+    k = last_complete_iteration(paths, config.iterations)
+    if k < 0:
+        raise CoDreamerError(f"run {run_id} has no completed iteration to evaluate")
+    policy = make_policy(config, store, settings)
+    policy.load_state_dict(read_json(paths.policy(k)))
+    scores = NodeScores(store.nodes, read_json(paths.node_scores(k)))
+    scenarios = (
+        [resolve_scenario(a, settings) for a in scenario_args]
+        if scenario_args
+        else config.eval_scenarios or [config.scenario]
+    )
+    judge = make_judge(config.judge, store, settings)
+    return evaluate(policy, store, AgentTools(store, scores), scenarios, judge, config.depth)

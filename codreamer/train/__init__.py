@@ -1,0 +1,1 @@
+"""Training: GRPO for the embedded policy, the ART adapter, the oracle."""

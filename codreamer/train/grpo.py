@@ -1,0 +1,140 @@
+"""GRPO for the embedded policy (DESIGN §3, after DeepSeekMath, outcome supervision).
+
+Per group: advantage A_i = (r_i - mean) / (std + eps), shared by every decision
+of trajectory i. Objective per decision: the clipped surrogate
+min(rho * A, clip(rho, 1 - eps, 1 + eps) * A) minus beta * KL(pi || pi_ref)
+(the unbiased k3 estimator), averaged over a trajectory's decisions and then
+over trajectories; maximised by Adam for `mu` inner epochs. Gradients are
+exact and analytic: the policy is linear-softmax.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from codreamer.train.config import GRPOConfig
+
+if TYPE_CHECKING:
+    from codreamer.agent.policies.embedded import EmbeddedPolicy
+    from codreamer.agent.trajectory import Trajectory
+
+
+@dataclass
+class AdamState:
+    m: np.ndarray
+    v: np.ndarray
+    t: int = 0
+
+    @classmethod
+    def zeros(cls, n: int) -> AdamState:
+        return cls(np.zeros(n), np.zeros(n), 0)
+
+    def step(self, theta: np.ndarray, grad: np.ndarray, cfg: GRPOConfig) -> np.ndarray:
+        """One Adam *ascent* step on `grad`; returns the new parameters."""
+        self.t += 1
+        b1, b2 = cfg.adam_beta1, cfg.adam_beta2
+        self.m = b1 * self.m + (1 - b1) * grad
+        self.v = b2 * self.v + (1 - b2) * grad * grad
+        m_hat = self.m / (1 - b1**self.t)
+        v_hat = self.v / (1 - b2**self.t)
+        return theta + cfg.learning_rate * m_hat / (np.sqrt(v_hat) + cfg.adam_eps)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"m": self.m.tolist(), "v": self.v.tolist(), "t": self.t}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> AdamState:
+        return cls(np.asarray(d["m"], dtype=float), np.asarray(d["v"], dtype=float), int(d["t"]))
+
+
+def group_advantages(rewards: list[float], eps: float) -> np.ndarray | None:
+    """(r - mean) / (std + eps); None when every reward is equal (nothing to learn)."""
+    r = np.asarray(rewards, dtype=float)
+    if r.size < 2 or float(r.max() - r.min()) <= 1e-12:
+        return None
+    return (r - r.mean()) / (r.std() + eps)
+
+
+def grpo_update(
+    policy: EmbeddedPolicy, groups: list[list[Trajectory]], cfg: GRPOConfig
+) -> dict[str, float]:
+    batch: list[tuple[list[Any], float, list[float], list[float]]] = []
+    skipped = 0
+    for group in groups:
+        rewards = [t.reward for t in group]
+        if any(r is None for r in rewards):
+            skipped += 1
+            continue
+        adv = group_advantages([float(r) for r in rewards if r is not None], cfg.advantage_eps)
+        if adv is None:
+            skipped += 1
+            continue
+        for traj, a in zip(group, adv, strict=True):
+            ds = traj.decisions
+            if not ds:
+                continue
+            old = [d.logprob for d in ds]
+            ref = (
+                [policy.logprob_and_dlogits(d, policy.theta_ref)[0] for d in ds]
+                if cfg.beta > 0
+                else old
+            )
+            batch.append((ds, float(a), old, ref))
+    stats: dict[str, float] = {
+        "groups": float(len(groups)),
+        "skipped_groups": float(skipped),
+        "trajectories": float(len(batch)),
+        "updates": 0.0,
+    }
+    if not batch:
+        return stats
+
+    n = len(batch)
+    lo, hi = 1.0 - cfg.epsilon, 1.0 + cfg.epsilon
+    objective = kl_mean = clip_frac = 0.0
+    for _epoch in range(cfg.mu):
+        grad = np.zeros_like(policy.theta)
+        objective = kl_sum = 0.0
+        clipped = total = 0
+        for decisions, a, old, ref in batch:
+            scale = 1.0 / (len(decisions) * n)
+            for d, lp_old, lp_ref in zip(decisions, old, ref, strict=True):
+                lp, dlogits = policy.logprob_and_dlogits(d, policy.theta)
+                ratio = math.exp(lp - lp_old)
+                unclipped = ratio * a
+                clipped_obj = min(max(ratio, lo), hi) * a
+                # The min picks the clipped branch only when it is strictly smaller;
+                # there the objective is flat in theta and contributes no gradient.
+                if clipped_obj < unclipped:
+                    obj, dobj = clipped_obj, 0.0
+                    clipped += 1
+                else:
+                    obj, dobj = unclipped, unclipped
+                total += 1
+                dkl = 0.0
+                if cfg.beta > 0:
+                    x = lp_ref - lp
+                    kl = math.exp(x) - x - 1.0
+                    kl_sum += kl * scale
+                    dkl = 1.0 - math.exp(x)
+                    obj -= cfg.beta * kl
+                objective += obj * scale
+                coef = (dobj - cfg.beta * dkl) * scale
+                if coef != 0.0:
+                    policy.add_grad(d, dlogits, coef, grad)
+        policy.theta = policy.adam.step(policy.theta, grad, cfg)
+        kl_mean = kl_sum
+        clip_frac = clipped / max(1, total)
+    stats.update(
+        {
+            "updates": float(cfg.mu),
+            "objective": objective,
+            "kl": kl_mean,
+            "clip_fraction": clip_frac,
+        }
+    )
+    return stats
