@@ -68,9 +68,18 @@ class Settings(BaseSettings):
     llm_timeout_s: float = Field(60.0, validation_alias="CODREAMER_LLM_TIMEOUT")
     llm_max_retries: int = Field(3, validation_alias="CODREAMER_LLM_MAX_RETRIES")
     llm_concurrency: int = Field(4, validation_alias="CODREAMER_LLM_CONCURRENCY")
+    # Sampling temperature of the openai/art policies' non-greedy rollouts (greedy uses 0).
+    llm_temperature: float = Field(1.0, validation_alias="CODREAMER_LLM_TEMPERATURE")
+    # Ask for token log-probs (some OpenAI-compatible servers reject the field).
+    llm_logprobs: bool = Field(True, validation_alias="CODREAMER_LLM_LOGPROBS")
+    # The llm/ruler judges' endpoint; defaults to OPENAI_BASE_URL / OPENAI_API_KEY.
+    judge_base_url: str | None = Field(None, validation_alias="CODREAMER_JUDGE_BASE_URL")
+    judge_api_key: str | None = Field(None, validation_alias="CODREAMER_JUDGE_API_KEY")
     art_backend: Literal["local", "serverless"] = Field("local", validation_alias="ART_BACKEND")
     art_base_model: str = Field("Qwen/Qwen2.5-7B-Instruct", validation_alias="ART_BASE_MODEL")
     art_project: str = Field("codreamer", validation_alias="ART_PROJECT")
+    # The ART trainable model's name: runs with the same name train the same model.
+    art_model_name: str = Field("codreamer-agent", validation_alias="ART_MODEL_NAME")
     wandb_api_key: str | None = Field(None, validation_alias="WANDB_API_KEY")
     weave_project: str | None = Field(None, validation_alias="WEAVE_PROJECT")
 

@@ -98,3 +98,8 @@ class JudgeError(CoDreamerError):
 
 class OracleTooLargeError(CoDreamerError):
     """The exhaustive oracle search would exceed its cap."""
+
+
+class LLMError(CoDreamerError):
+    """An OpenAI-compatible endpoint failed: retries exhausted, a 4xx, or a reply that
+    is not a chat completion. Policies turn it into PolicyError, judges into JudgeError."""
