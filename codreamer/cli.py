@@ -180,12 +180,17 @@ def judge_cmd(
 
     from codreamer.judge.rubric import CRITERIA
 
+    short = {
+        "grounding": "ground", "argument_chain": "chain", "call_to_action": "cta",
+        "personalisation": "person", "concision": "concise", "readability": "read",
+        "english": "en", "no_placeholders": "no ph", "no_spam": "no spam",
+    }  # fmt: skip
     table = Table(title=f"{emails} judged on scenario {sc.id!r}")
     table.add_column("line", justify="right")
-    table.add_column("subject", max_width=28)
+    table.add_column("subject", no_wrap=True, overflow="ellipsis", max_width=22)
     table.add_column("total", justify="right", style="bold")
     for name in CRITERIA:
-        table.add_column(name.replace("_", " "), justify="right")
+        table.add_column(short.get(name, name), justify="right")
     for no, email, j in results:
         table.add_row(
             str(no),
