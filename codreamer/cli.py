@@ -180,24 +180,16 @@ def judge_cmd(
 
     from codreamer.judge.rubric import CRITERIA
 
-    short = {
-        "grounding": "ground", "argument_chain": "chain", "call_to_action": "cta",
-        "personalisation": "person", "concision": "concise", "readability": "read",
-        "english": "en", "no_placeholders": "no ph", "no_spam": "no spam",
-    }  # fmt: skip
     table = Table(title=f"{emails} judged on scenario {sc.id!r}")
     table.add_column("line", justify="right")
-    table.add_column("subject", no_wrap=True, overflow="ellipsis", max_width=22)
+    table.add_column("subject", max_width=30)
     table.add_column("total", justify="right", style="bold")
-    for name in CRITERIA:
-        table.add_column(short.get(name, name), justify="right")
+    table.add_column("criteria below full marks (score: reason)")
     for no, email, j in results:
-        table.add_row(
-            str(no),
-            email.subject,
-            f"{j.total:.3f}",
-            *(f"{j.criteria[n].score:.2f}" for n in CRITERIA),
-        )
+        weak = [
+            f"{n} {c.score:.2f}: {c.reason}" for n in CRITERIA if (c := j.criteria[n]).score < 1.0
+        ]
+        table.add_row(str(no), email.subject, f"{j.total:.3f}", "\n".join(weak) or "none")
     Console().print(table)
 
 
