@@ -12,19 +12,25 @@ class WebSettings(BaseSettings):
     # The backend API the page starts runs on. The original prototype's Next.js name is
     # accepted too so an old deployment's environment keeps working.
     api_url: str = Field(
-        "http://127.0.0.1:8000",
+        default="http://127.0.0.1:8000",
         validation_alias=AliasChoices("CODREAMER_API_URL", "NEXT_PUBLIC_CODREAMER_API_URL"),
     )
     # Shared with the backend. Either Standard Webhooks' `whsec_<base64>` or any raw string.
-    webhook_secret: str | None = Field(None, validation_alias="CODREAMER_WEBHOOK_SECRET")
-    webhook_tolerance_s: int = Field(300, ge=1, validation_alias="CODREAMER_WEBHOOK_TOLERANCE_S")
-    max_body_bytes: int = Field(1_000_000, ge=1024, validation_alias="CODREAMER_WEB_MAX_BODY_BYTES")
-    host: str = Field("127.0.0.1", validation_alias="CODREAMER_WEB_HOST")
-    port: int = Field(3000, ge=1, le=65535, validation_alias="CODREAMER_WEB_PORT")
+    webhook_secret: str | None = Field(default=None, validation_alias="CODREAMER_WEBHOOK_SECRET")
+    webhook_tolerance_s: int = Field(
+        default=300, ge=1, validation_alias="CODREAMER_WEBHOOK_TOLERANCE_S"
+    )
+    max_body_bytes: int = Field(
+        default=1_000_000, ge=1024, validation_alias="CODREAMER_WEB_MAX_BODY_BYTES"
+    )
+    host: str = Field(default="127.0.0.1", validation_alias="CODREAMER_WEB_HOST")
+    port: int = Field(default=3000, ge=1, le=65535, validation_alias="CODREAMER_WEB_PORT")
     # Backend calls made while rendering must never hang the page.
-    api_timeout_s: float = Field(5.0, gt=0, validation_alias="CODREAMER_WEB_API_TIMEOUT")
+    api_timeout_s: float = Field(default=5.0, gt=0, validation_alias="CODREAMER_WEB_API_TIMEOUT")
     # How many webhook-ids are remembered for de-duplication (oldest forgotten first).
-    dedupe_capacity: int = Field(10_000, ge=1, validation_alias="CODREAMER_WEB_DEDUPE_CAPACITY")
+    dedupe_capacity: int = Field(
+        default=10_000, ge=1, validation_alias="CODREAMER_WEB_DEDUPE_CAPACITY"
+    )
 
     @field_validator("api_url")
     @classmethod

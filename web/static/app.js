@@ -193,11 +193,13 @@ async function checkBackend() {
 async function loadScenarios() {
   try {
     const r = await getJson('/api/scenarios');
-    if (!r.ok || !Array.isArray(r.data)) return;
+    // A bare list, or {"scenarios": [...], "default": id} as the backend answers.
+    const list = Array.isArray(r.data) ? r.data : (r.data && r.data.scenarios);
+    if (!r.ok || !Array.isArray(list)) return;
     const select = $('scenario');
     const chosen = select.value;
     select.replaceChildren(el('option', { value: '' }, 'default scenario'));
-    for (const s of r.data) {
+    for (const s of list) {
       const name = s.prospect ? [s.prospect.name, s.prospect.company].filter(Boolean).join(', ') : '';
       select.append(el('option', { value: s.id }, `${s.id}${name ? ` — ${name}` : ''}${s.goal ? `: ${s.goal}` : ''}`));
     }
