@@ -80,6 +80,7 @@ class Settings(BaseSettings):
     art_project: str = Field("codreamer", validation_alias="ART_PROJECT")
     # The ART trainable model's name: runs with the same name train the same model.
     art_model_name: str = Field("codreamer-agent", validation_alias="ART_MODEL_NAME")
+    art_learning_rate: float = Field(5e-6, validation_alias="ART_LEARNING_RATE")
     wandb_api_key: str | None = Field(None, validation_alias="WANDB_API_KEY")
     weave_project: str | None = Field(None, validation_alias="WEAVE_PROJECT")
 

@@ -1,0 +1,192 @@
+"""The `llm` judge: an LLM scores each email on the rubric's criteria (DESIGN §4).
+
+One structured-output call per email (`response_format: json_schema`, strict),
+a group's emails judged concurrently (at most `llm_concurrency` at once). The
+model gives each criterion a score in [0, 1] and a reason; the total is
+computed here exactly as the rubric does (weighted mean of the weighted
+criteria times the product of the gates), so an LLM cannot pad its own total
+and rewards stay comparable with the rubric's.
+
+The prompt carries the evidence: each cited node's content, or that it is not
+in the graph, and whether consecutive citations are linked by an edge, so the
+LLM can judge grounding and the argument chain on facts rather than trust.
+
+A failed call (after the client's retries) or an answer that does not fit the
+schema, twice, raises JudgeError: the loop reports it and skips the group.
+"""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
+
+from codreamer.errors import ConfigError, JudgeError, LLMError
+from codreamer.judge.rubric import GATES, WEIGHTED, RubricWeights
+from codreamer.llm.client import ChatClient
+from codreamer.models import CriterionScore, FinalEmail, Judgement, Scenario
+from codreamer.tracing import op
+
+if TYPE_CHECKING:
+    from codreamer.config import Settings
+    from codreamer.graph.store import GraphStore
+
+CRITERIA_HELP = {
+    "grounding": "every citation is a real node and its facts show in the body",
+    "argument_chain": "the citations walk, edge by edge, from 'Customer Job' to a "
+    "'Product Feature' node, and the body links the steps",
+    "call_to_action": "the goal is asked as a question",
+    "personalisation": "the prospect's first name and company (title, industry) are used",
+    "concision": "a body of about 50-200 words and a subject of about 2-9 words",
+    "readability": "short sentences, prose paragraphs, a greeting and a sign-off",
+    "english": "written in English (a gate: 0 sinks the email)",
+    "no_placeholders": "no placeholders such as [Your Name], {{x}}, TODO (a gate)",
+    "no_spam": "no spam phrasing, ALL-CAPS words or '!!' (a gate)",
+}
+
+SYSTEM = (
+    "You are a strict judge of B2B sales emails. Score the email on each criterion "
+    "from 0 (fails) to 1 (excellent) and give a one-sentence reason. Use the evidence "
+    "given: a citation marked NOT IN GRAPH is invented. Criteria:\n"
+    + "\n".join(f"- {k}: {v}" for k, v in CRITERIA_HELP.items())
+)
+
+
+def response_schema(names: tuple[str, ...]) -> dict[str, Any]:
+    item = {
+        "type": "object",
+        "properties": {"score": {"type": "number"}, "reason": {"type": "string"}},
+        "required": ["score", "reason"],
+        "additionalProperties": False,
+    }
+    return {
+        "type": "object",
+        "properties": {
+            "criteria": {
+                "type": "object",
+                "properties": {n: item for n in names},
+                "required": list(names),
+                "additionalProperties": False,
+            }
+        },
+        "required": ["criteria"],
+        "additionalProperties": False,
+    }
+
+
+def evidence_block(store: GraphStore | None, email: FinalEmail) -> str:
+    if store is None:
+        return "No knowledge graph is available: judge grounding from the email alone."
+    lines = []
+    prev: str | None = None
+    for c in email.citations:
+        if c in store:
+            link = ""
+            if prev is not None:
+                link = " (linked from the previous citation)" if store.edge(prev, c) else (
+                    " (NO edge from the previous citation)"
+                )
+            lines.append(f"- {c}{link}: {store.content(c)}")
+        else:
+            lines.append(f"- {c}: NOT IN GRAPH")
+        prev = c
+    return "Cited nodes, in order:\n" + ("\n".join(lines) if lines else "(no citations)")
+
+
+class LLMJudge:
+    name = "llm"
+
+    def __init__(
+        self,
+        store: GraphStore | None,
+        client: ChatClient,
+        model: str,
+        *,
+        concurrency: int = 4,
+        weights: RubricWeights | None = None,
+    ) -> None:
+        self.store = store
+        self.client = client
+        self.model = model
+        self.concurrency = max(1, concurrency)
+        self.weights = (weights or RubricWeights()).as_dict()
+        self.names = tuple(WEIGHTED) + tuple(GATES)
+        self.response_format = {
+            "type": "json_schema",
+            "json_schema": {
+                "name": "email_judgement",
+                "strict": True,
+                "schema": response_schema(self.names),
+            },
+        }
+
+    @classmethod
+    def from_settings(cls, store: GraphStore | None, settings: Settings | None = None) -> LLMJudge:
+        from codreamer.config import get_settings
+        from codreamer.preflight import judge_endpoint
+        from codreamer.tracing import init_tracing
+
+        settings = settings or get_settings()
+        base_url, api_key = judge_endpoint(settings)
+        if not base_url and not api_key:
+            raise ConfigError("judge llm needs OPENAI_BASE_URL or CODREAMER_JUDGE_BASE_URL")
+        init_tracing(settings)
+        client = ChatClient.from_settings(settings, base_url=base_url, api_key=api_key)
+        return cls(
+            store,
+            client,
+            settings.judge_model or settings.openai_model,
+            concurrency=settings.llm_concurrency,
+        )
+
+    @op("codreamer.judge.llm")
+    def score_group(self, emails: list[FinalEmail], scenario: Scenario) -> list[Judgement]:
+        if len(emails) <= 1 or self.concurrency == 1:
+            return [self.judge(e, scenario) for e in emails]
+        with ThreadPoolExecutor(max_workers=min(self.concurrency, len(emails))) as pool:
+            return list(pool.map(lambda e: self.judge(e, scenario), emails))
+
+    def messages(self, email: FinalEmail, scenario: Scenario) -> list[dict[str, Any]]:
+        p = scenario.prospect.model_dump(exclude_none=True)
+        user = (
+            f"Prospect: {json.dumps(p, ensure_ascii=False)}\nGoal: {scenario.goal}\n\n"
+            f"Subject: {email.subject}\n\n{email.body}\n\n"
+            f"{evidence_block(self.store, email)}"
+        )
+        return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+
+    def judge(self, email: FinalEmail, scenario: Scenario) -> Judgement:
+        messages = self.messages(email, scenario)
+        problem = ""
+        for _ in range(2):  # one more try when the answer does not fit the schema
+            try:
+                resp = self.client.chat(
+                    messages, model=self.model, temperature=0.0,
+                    response_format=self.response_format,
+                )
+            except LLMError as exc:
+                raise JudgeError(f"llm judge: {exc}") from None
+            try:
+                return self.judgement(json.loads(resp.content or ""))
+            except (ValueError, TypeError, KeyError) as exc:
+                problem = f"{type(exc).__name__}: {exc}"
+        raise JudgeError(f"llm judge: answer does not fit the schema ({problem})")
+
+    def judgement(self, data: dict[str, Any]) -> Judgement:
+        raw = data["criteria"]
+        criteria: dict[str, CriterionScore] = {}
+        for name in self.names:
+            item = raw[name]
+            score = float(item["score"])
+            if score != score:  # NaN
+                raise ValueError(f"{name}: score is NaN")
+            criteria[name] = CriterionScore(
+                score=min(1.0, max(0.0, score)),
+                weight=self.weights.get(name, 0.0),
+                reason=str(item.get("reason") or "")[:500],
+            )
+        wsum = sum(self.weights.get(n, 0.0) for n in WEIGHTED)
+        total = sum(criteria[n].score * self.weights.get(n, 0.0) for n in WEIGHTED) / (wsum or 1.0)
+        for gate in GATES:
+            total *= criteria[gate].score
+        return Judgement(total=round(min(1.0, max(0.0, total)), 6), criteria=criteria)
