@@ -109,6 +109,16 @@ def repair_jsonl(path: Path) -> None:
             fh.truncate(cut)
 
 
+def remove_stale_temps(directory: Path) -> int:
+    """Delete temporary files a killed writer left behind (never a target file)."""
+    n = 0
+    for tmp in Path(directory).glob(".*.tmp"):
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+            n += 1
+    return n
+
+
 class RunPaths:
     """Every file of one run directory (DESIGN §5), computed here and nowhere else."""
 

@@ -45,6 +45,7 @@ from codreamer.loop.artifacts import (
     atomic_write_jsonl,
     iter_jsonl,
     read_json,
+    remove_stale_temps,
 )
 from codreamer.loop.config import LoopConfig
 from codreamer.loop.evaluate import evaluate
@@ -106,6 +107,7 @@ def run_learn_loop(
     writers of events.jsonl, such as the webhook sender.
     """
     settings = settings or get_settings()
+    remove_stale_temps(paths.dir)
     meta = read_json(paths.meta)
     events = event_log or EventLog(paths.events, on_event)
     try:

@@ -1,0 +1,127 @@
+"""The learn-loop end to end on real files: artifacts, events, reproducibility."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from codreamer.config import Settings
+from codreamer.graph.store import GraphStore
+from codreamer.loaders import load_scenarios
+from codreamer.loop.artifacts import RunPaths, read_jsonl
+from codreamer.loop.config import LoopConfig
+from codreamer.loop.learn_loop import run_learn_loop
+from codreamer.loop.local import new_local_run
+from codreamer.loop.status import read_status
+from codreamer.models import WebhookPayload
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(CODREAMER_RESULTS_DIR=tmp_path / "results", CODREAMER_DATA_DIR=REPO / "data")
+
+
+def _store(path: Path) -> GraphStore:
+    return GraphStore.from_json(json.loads(path.read_text()))
+
+
+def _run(settings: Settings, store: GraphStore, **kw) -> tuple[RunPaths, list, list]:
+    scenario = load_scenarios(REPO / "data" / "scenarios.json")[0]
+    config = LoopConfig(scenario=scenario, **kw)
+    paths = new_local_run(settings, store, config)
+    events: list[dict] = []
+    hooks: list[WebhookPayload] = []
+    result = run_learn_loop(
+        paths, on_event=events.append, on_webhook=hooks.append, settings=settings
+    )
+    assert result.status == "succeeded", result.error
+    return paths, events, hooks
+
+
+def test_artifacts_events_and_webhooks(settings: Settings, shared_kg: Path) -> None:
+    paths, events, hooks = _run(
+        settings, _store(shared_kg / "synthetic-data-16.json"), iterations=2, depth=5
+    )
+    names = {p.name for p in paths.dir.iterdir()}
+    expected = {"meta.json", "graph.json", "events.jsonl", "final_email.json"}
+    for k in (1, 2):
+        expected |= {
+            f"iter{k}_step1_groups.jsonl",
+            f"iter{k}_step2_groups.jsonl",
+            f"iter{k}_rewards_metrics.json",
+            f"iter{k}_rewards_per_traj.jsonl",
+            f"iter{k}_node_scores.json",
+            f"iter{k}_email.json",
+            f"iter{k}_policy.json",
+        }
+    assert expected <= names, expected - names
+    # every file parses
+    for p in paths.dir.iterdir():
+        if p.suffix == ".json":
+            json.loads(p.read_text())
+        else:
+            read_jsonl(p)
+    # step 1 has group_size trajectories with OpenAI-format messages, step 2 adds rewards
+    step1 = read_jsonl(paths.step1_groups(1))
+    trajs = step1[0]["trajectories"]
+    assert len(trajs) == 16
+    roles = [m["role"] for m in trajs[0]["messages"]]
+    assert roles[:3] == ["system", "user", "assistant"] and "tool" in roles
+    assert all(t["reward"] is None for t in trajs)
+    step2 = read_jsonl(paths.step2_groups(1))
+    assert all(0.0 <= t["reward"] <= 1.0 for t in step2[0]["trajectories"])
+    # webhooks: baseline, one per iteration, final
+    assert [(h.stage, h.iteration) for h in hooks] == [
+        ("baseline", 0),
+        ("iteration", 1),
+        ("iteration", 2),
+        ("final", 2),
+    ]
+    assert set(hooks[-1].node_scores) == set(_store(shared_kg / "synthetic-data-16.json").nodes)
+    # events: seq matches line numbers, terminal event last
+    logged = read_jsonl(paths.events)
+    assert [e["seq"] for e in logged] == list(range(1, len(logged) + 1))
+    assert logged[-1]["type"] == "run_finished"
+    assert [e["type"] for e in events] == [e["type"] for e in logged]
+    status = read_status(paths)
+    assert status["status"] == "succeeded"
+    assert [m["iteration"] for m in status["metrics"]["iterations"]] == [0, 1, 2]
+    assert status["latest_email"]["email"] == hooks[-1].final_email.model_dump()
+
+
+def test_same_seed_same_files_other_seed_differs(settings: Settings, shared_kg: Path) -> None:
+    store = _store(shared_kg / "synthetic-data-16.json")
+    a, _, _ = _run(settings, store, iterations=3, depth=5, seed=7)
+    b, _, _ = _run(settings, store, iterations=3, depth=5, seed=7)
+    c, _, _ = _run(settings, store, iterations=3, depth=5, seed=8)
+    pattern = [
+        "iter*_email.json",
+        "iter*_node_scores.json",
+        "iter*_policy.json",
+        "iter*_step2_groups.jsonl",
+    ]
+    files = sorted(p.name for pat in pattern for p in a.dir.glob(pat))
+    assert len(files) == 4 * 3 + 3 * 1  # iter0..3 email/scores/policy + iter1..3 step2
+    for name in files:
+        assert (a.dir / name).read_bytes() == (b.dir / name).read_bytes(), name
+    assert (a.dir / "iter1_step1_groups.jsonl").read_bytes() != (
+        c.dir / "iter1_step1_groups.jsonl"
+    ).read_bytes()
+
+
+def test_runs_do_not_share_state(settings: Settings, shared_kg: Path, repo_root: Path) -> None:
+    """Two runs on different graphs: each keeps its own graph copy and node scores."""
+    data_graph = (repo_root / "data" / "graph.json").read_bytes()
+    p1, _, h1 = _run(settings, _store(shared_kg / "weave-feedback-5.json"), iterations=1, depth=5)
+    p2, _, h2 = _run(settings, _store(repo_root / "data" / "graph.json"), iterations=1, depth=3)
+    assert set(h1[-1].node_scores) == set(
+        json.loads((p1.graph).read_text())[i]["id"] for i in range(5)
+    )
+    assert set(h2[-1].node_scores).isdisjoint({"Process for Quality Validation"})
+    assert json.loads(p2.graph.read_text())[0]["id"] == "Customer Job"
+    # runs write their own copies; the project's graph file is never touched
+    assert (repo_root / "data" / "graph.json").read_bytes() == data_graph
