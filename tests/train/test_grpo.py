@@ -1,0 +1,126 @@
+"""GRPO maths: advantages, skipped groups, the analytic gradient, learning direction."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from codreamer.agent.policies.embedded import Decision, EmbeddedPolicy
+from codreamer.agent.rollout import RolloutEnv, rollout
+from codreamer.agent.tools import AgentTools
+from codreamer.agent.trajectory import TrajectoryMeta
+from codreamer.graph.scores import NodeScores
+from codreamer.graph.store import GraphStore
+from codreamer.loaders import load_scenarios
+from codreamer.train.config import GRPOConfig
+from codreamer.train.grpo import group_advantages, grpo_update
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def setup(shared_kg: Path):
+    store = GraphStore.from_json(json.loads((shared_kg / "synthetic-data-16.json").read_text()))
+    scenario = load_scenarios(REPO / "data" / "scenarios.json")[0]
+    env = RolloutEnv(store, AgentTools(store, NodeScores(store.nodes)), scenario, 5)
+    return store, scenario, env
+
+
+def _group(policy, env, n, seed=0):
+    rng = np.random.default_rng(seed)
+    meta = TrajectoryMeta(trajectory_id="t", scenario_id="s", iteration=1)
+    return [rollout(policy, env, rng, meta) for _ in range(n)]
+
+
+def test_advantages_normalised_and_constant_groups_skipped() -> None:
+    adv = group_advantages([0.2, 0.4, 0.6], 1e-4)
+    assert adv is not None
+    assert abs(float(adv.mean())) < 1e-12
+    assert adv[0] < 0 < adv[2]
+    assert group_advantages([0.5, 0.5, 0.5], 1e-4) is None  # never divides by zero
+    assert group_advantages([0.5], 1e-4) is None
+
+
+def test_equal_reward_groups_are_counted_and_leave_policy_unchanged(setup) -> None:
+    store, _, env = setup
+    policy = EmbeddedPolicy(store)
+    group = _group(policy, env, 8)
+    for t in group:
+        t.reward = 0.7
+    before = policy.theta.copy()
+    stats = grpo_update(policy, [group], GRPOConfig())
+    assert stats["skipped_groups"] == 1.0 and stats["updates"] == 0.0
+    assert np.array_equal(before, policy.theta)
+
+
+def test_analytic_gradient_matches_finite_differences(setup) -> None:
+    store, _, env = setup
+    policy = EmbeddedPolicy(store)
+    policy.theta = np.random.default_rng(3).normal(0, 0.5, policy.theta.shape)
+    traj = _group(policy, env, 1, seed=5)[0]
+    d: Decision = next(x for x in traj.decisions if x.head == "node")
+    lp, dlogits = policy.logprob_and_dlogits(d, policy.theta)
+    grad = np.zeros_like(policy.theta)
+    policy.add_grad(d, dlogits, 1.0, grad)
+    h = 1e-6
+    for i in np.flatnonzero(grad)[:12]:
+        t = policy.theta.copy()
+        t[i] += h
+        lp2, _ = policy.logprob_and_dlogits(d, t)
+        assert math.isclose((lp2 - lp) / h, grad[i], rel_tol=1e-3, abs_tol=1e-6)
+
+
+def test_update_raises_probability_of_better_trajectories(setup) -> None:
+    store, _, env = setup
+    policy = EmbeddedPolicy(store)
+    group = _group(policy, env, 16, seed=1)
+    # reward: one for emails with the question call to action, zero otherwise
+    for t in group:
+        t.reward = 1.0 if t.metadata.style["cta"] == 0 else 0.0
+    assert len({t.reward for t in group}) == 2
+    cta = policy.layout.style["cta"]
+    stats = grpo_update(policy, [group], GRPOConfig(mu=2))
+    assert stats["updates"] == 2.0 and stats["trajectories"] == 16.0
+    logits = policy.theta[cta]
+    assert logits[0] > logits[1]
+
+
+def test_clipping_stops_the_gradient_beyond_epsilon(setup) -> None:
+    store, _, env = setup
+    policy = EmbeddedPolicy(store)
+    group = _group(policy, env, 16, seed=2)
+    for i, t in enumerate(group):
+        t.reward = float(i % 2)
+    stats = grpo_update(policy, [group], GRPOConfig(mu=30, learning_rate=1.0))
+    assert 0.0 < stats["clip_fraction"] <= 1.0
+
+
+def test_kl_penalty_reported_when_beta_positive(setup) -> None:
+    store, _, env = setup
+    policy = EmbeddedPolicy(store)
+    group = _group(policy, env, 16, seed=4)
+    for i, t in enumerate(group):
+        t.reward = float(i % 3 == 0)
+    stats = grpo_update(policy, [group], GRPOConfig(mu=4, beta=0.1))
+    assert stats["kl"] > 0.0
+
+
+def test_state_dict_round_trip(setup) -> None:
+    store, _, env = setup
+    policy = EmbeddedPolicy(store)
+    group = _group(policy, env, 8)
+    for i, t in enumerate(group):
+        t.reward = i / 8
+    grpo_update(policy, [group], GRPOConfig())
+    state = json.loads(json.dumps(policy.state_dict()))
+    other = EmbeddedPolicy(store)
+    other.load_state_dict(state)
+    assert np.array_equal(other.theta, policy.theta)
+    assert np.array_equal(other.adam.m, policy.adam.m) and other.adam.t == policy.adam.t
+    wrong = GraphStore.from_json(json.loads((REPO / "data" / "graph.json").read_text()))
+    with pytest.raises(ValueError, match="different graph"):
+        EmbeddedPolicy(wrong).load_state_dict(state)

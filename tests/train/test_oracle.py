@@ -1,0 +1,40 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from codreamer.errors import OracleTooLargeError
+from codreamer.graph.store import GraphStore
+from codreamer.judge.rubric import RubricJudge
+from codreamer.loaders import load_scenarios
+from codreamer.train.oracle import STYLES, oracle, walks
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_oracle_is_the_maximum_over_the_action_space(shared_kg: Path) -> None:
+    store = GraphStore.from_json(json.loads((shared_kg / "weave-feedback-5.json").read_text()))
+    scenario = load_scenarios(REPO / "data" / "scenarios.json")[0]
+    best = oracle(store, scenario, depth=5)
+    # the straight graph: 5 walks (0..4 hops) x every style
+    assert best.walks == 5 and best.emails_judged == 5 * len(STYLES)
+    assert best.path[0] == "Customer Job" and best.path[-1] == "Product Feature"
+    assert best.reward == pytest.approx(RubricJudge(store).judge(best.email, scenario).total)
+    # a shallower depth cannot reach the product, so the ceiling drops
+    assert oracle(store, scenario, depth=2).reward < best.reward
+
+
+def test_walks_stop_at_product_feature(shared_kg: Path) -> None:
+    store = GraphStore.from_json(json.loads((shared_kg / "synthetic-data-16.json").read_text()))
+    for w in walks(store, "Customer Job", 6):
+        assert "Product Feature" not in w[:-1]
+        assert len(w) == len(set(w))
+
+
+def test_cap_gives_a_clear_error(shared_kg: Path) -> None:
+    store = GraphStore.from_json(json.loads((shared_kg / "synthetic-data-16.json").read_text()))
+    scenario = load_scenarios(REPO / "data" / "scenarios.json")[0]
+    with pytest.raises(OracleTooLargeError, match="more than 100 emails"):
+        oracle(store, scenario, depth=5, max_emails=100)
