@@ -1,0 +1,142 @@
+"""The real `codreamer` CLI, run as a subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "codreamer.cli", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_help_imports_nothing_heavy() -> None:
+    probe = (
+        "import sys\n"
+        "from codreamer.cli import app\n"
+        "try:\n"
+        "    app(['--help'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "heavy = [m for m in ('numpy', 'networkx', 'fastapi', 'uvicorn', 'httpx', 'jinja2',\n"
+        "                     'openai', 'art', 'weave') if m in sys.modules]\n"
+        "print('HEAVY=' + ','.join(heavy))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    assert "HEAVY=\n" in out.stdout, out.stdout
+    assert "graph" in out.stdout and "judge" in out.stdout
+
+
+def test_graph_validate_ok(shared_kg: Path) -> None:
+    out = run("graph", "validate", str(shared_kg / "synthetic-data-16.json"))
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.strip().splitlines()
+    assert len(lines) == 1
+    assert "16 nodes" in lines[0] and "44 edges" in lines[0] and "8 paths" in lines[0]
+    assert "6 hops" in lines[0]
+    assert run("graph", "validate", "data/graph.json").returncode == 0
+
+
+def test_graph_validate_bad(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps([
+        {"id": "Customer Job", "edges": [{"target": "Ghost"}]},
+        {"id": "Customer Job"},
+        {"id": 5},
+    ]))  # fmt: skip
+    out = run("graph", "validate", str(bad))
+    assert out.returncode == 1
+    lines = out.stdout.strip().splitlines()
+    assert any("'Ghost'" in ln for ln in lines)
+    assert any("duplicate" in ln and "'Customer Job'" in ln for ln in lines)
+    assert any(ln.startswith("node #2") for ln in lines)
+    assert any("Product Feature" in ln for ln in lines)
+    assert len(lines) == 4
+
+
+@pytest.mark.parametrize("content", [None, "{not json"])
+def test_graph_validate_missing_or_not_json(tmp_path: Path, content: str | None) -> None:
+    f = tmp_path / "g.json"
+    if content is not None:
+        f.write_text(content)
+    out = run("graph", "validate", str(f))
+    assert out.returncode == 1
+    assert "g.json" in out.stdout
+
+
+def _emails_file(tmp_path: Path) -> Path:
+    lines = [
+        json.dumps({"subject": "Quick note", "body": "Goal: Secure a call",
+                    "citations": ["Customer Job", "Product Feature"]}),
+        "",
+        json.dumps({"subject": "Hi", "body": "Hi Priya,\n\nWould you be open to a call?",
+                    "citations": ["Not In The Graph"]}),
+        json.dumps({"subject": "x", "body": "y"}),
+    ]  # fmt: skip
+    f = tmp_path / "emails.jsonl"
+    f.write_text("\n".join(lines) + "\n")
+    return f
+
+
+def test_judge_json_shape_and_order(tmp_path: Path) -> None:
+    out = run("judge", str(_emails_file(tmp_path)), "--graph", "data/graph.json", "--json")
+    assert out.returncode == 0, out.stderr
+    rows = [json.loads(ln) for ln in out.stdout.strip().splitlines()]
+    assert [r["line"] for r in rows] == [1, 3, 4]
+    for r in rows:
+        assert 0.0 <= r["total"] <= 1.0
+        assert set(r["criteria"]) >= {"grounding", "argument_chain", "call_to_action",
+                                      "personalisation", "english", "no_placeholders"}
+        for c in r["criteria"].values():
+            assert set(c) == {"score", "weight", "reason"}
+    assert rows[1]["criteria"]["grounding"]["score"] == 0.0
+    assert "Not In The Graph" in rows[1]["criteria"]["grounding"]["reason"]
+
+
+def test_judge_scenario_by_id_and_by_file(tmp_path: Path) -> None:
+    emails = _emails_file(tmp_path)
+    by_id = run("judge", str(emails), "--scenario", "medroute-pilot", "--json")
+    assert by_id.returncode == 0, by_id.stderr
+    sc = tmp_path / "sc.json"
+    sc.write_text(json.dumps({"prospect": {"name": "Priya Natarajan"}, "goal": "Book a call"}))
+    by_file = run("judge", str(emails), "--scenario", str(sc), "--json")
+    assert by_file.returncode == 0, by_file.stderr
+    first = json.loads(by_file.stdout.splitlines()[1])  # "Hi Priya" now names the prospect
+    assert first["criteria"]["personalisation"]["score"] > 0
+    unknown = run("judge", str(emails), "--scenario", "nope")
+    assert unknown.returncode == 1
+    assert "nope" in unknown.stderr and "northfield-dairy-ops" in unknown.stderr
+
+
+def test_judge_bad_line_named(tmp_path: Path) -> None:
+    f = tmp_path / "e.jsonl"
+    f.write_text('{"subject": "a", "body": "b"}\n{"subject": 1\n')
+    out = run("judge", str(f), "--json")
+    assert out.returncode == 1
+    assert "line 2" in out.stderr and out.stdout == ""
+    f.write_text('{"subject": "a", "body": "b"}\n[1, 2]\n')
+    assert "line 2" in run("judge", str(f)).stderr
+    f.write_text('{"subject": "a", "body": "b", "citations": "Customer Job"}\n')
+    out = run("judge", str(f))
+    assert out.returncode == 1 and "line 1" in out.stderr and "citations" in out.stderr
+
+
+def test_judge_table(tmp_path: Path) -> None:
+    out = run("judge", str(_emails_file(tmp_path)))
+    assert out.returncode == 0, out.stderr
+    assert "Quick note" in out.stdout and "total" in out.stdout
