@@ -17,14 +17,18 @@ Every request body is recorded in `requests`.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
+import os
 import re
 import socket
+import sys
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import uvicorn
@@ -32,6 +36,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
 Body = dict[str, Any]
+_ids = itertools.count()
 
 
 @dataclass
@@ -52,10 +57,11 @@ def tool_calls(*calls: tuple[str, Any], content: str | None = None) -> Reply:
     """An assistant turn calling tools; args given as a dict are JSON-encoded, as a
     str sent verbatim (so a test can send malformed JSON)."""
     out = []
+    turn = next(_ids)
     for i, (name, args) in enumerate(calls):
         arguments = args if isinstance(args, str) else json.dumps(args)
         out.append(
-            {"id": f"call_{i}_{name}", "type": "function",
+            {"id": f"call_{turn}_{i}", "type": "function",
              "function": {"name": name, "arguments": arguments}}
         )
     return Reply(message={"role": "assistant", "content": content, "tool_calls": out},
@@ -102,12 +108,12 @@ def walker_turn(body: Body, *, max_hops: int = 4) -> Reply:
     user = next(m["content"] for m in messages if m["role"] == "user")
     seed = re.search(r"Start at node: '([^']*)'", user)
     results = _tool_results(messages)
-    if not results:
+    evidence = [r for n, _, r in results if n == "get_relevant_context" and isinstance(r, dict)
+                and "node_id" in r]
+    if not evidence:  # nothing read yet (or only errors): start at the seed
         node = seed.group(1) if seed else "Customer Job"
         return tool_calls(("get_relevant_context", {"node_id": node}),
                           ("get_connected_nodes", {"node_id": node}))
-    evidence = [r for n, _, r in results if n == "get_relevant_context" and isinstance(r, dict)
-                and "node_id" in r]
     path = [e["node_id"] for e in evidence]
     neighbours = next((r for n, _, r in reversed(results)
                        if n == "get_connected_nodes" and isinstance(r, list)), [])
@@ -185,6 +191,8 @@ class OpenAIServer:
         self.script: deque[Reply] = deque()
         self.requests: list[Body] = []
         self.headers: list[dict[str, str]] = []
+        self.inflight = 0
+        self.max_inflight = 0
         self._lock = threading.Lock()
         self._sock = socket.socket()
         self._sock.bind(("127.0.0.1", 0))
@@ -249,8 +257,15 @@ class OpenAIServer:
             with self._lock:
                 self.headers.append(dict(request.headers))
             reply = self._next(body)
-            if reply.delay_s:
-                await asyncio.sleep(reply.delay_s)
+            with self._lock:
+                self.inflight += 1
+                self.max_inflight = max(self.max_inflight, self.inflight)
+            try:
+                if reply.delay_s:
+                    await asyncio.sleep(reply.delay_s)
+            finally:
+                with self._lock:
+                    self.inflight -= 1
             if reply.raw is not None:
                 return Response(reply.raw, status_code=reply.status, headers=reply.headers,
                                 media_type="application/json")
@@ -285,3 +300,24 @@ def completion(body: Body, reply: Reply) -> dict[str, Any]:
         "choices": [choice],
         "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
     }
+
+
+# --- running the CLI against it ----------------------------------------------------
+
+REPO = Path(__file__).resolve().parents[2]
+_PREFIXES = ("CODREAMER_", "OPENAI_", "ART_", "WANDB_", "WEAVE_", "LITELLM_")
+
+
+def clean_env(**overrides: str) -> dict[str, str]:
+    """This process's environment without any CoDreamer/LLM settings, plus `overrides`;
+    data from the repo. Run the CLI with a temp cwd so no developer `.env` is read."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(_PREFIXES) and k not in ("FRONTEND_URL", "NUM_ITERS", "DEPTH")}
+    env["CODREAMER_DATA_DIR"] = str(REPO / "data")
+    env.update(overrides)
+    return env
+
+
+def codreamer_bin() -> str:
+    """The `codreamer` console script of this interpreter's environment."""
+    return str(Path(sys.executable).parent / "codreamer")
