@@ -33,6 +33,16 @@ from codreamer.loop.config import LoopConfig
 REPO = Path(__file__).resolve().parents[2]
 
 
+@pytest.fixture(autouse=True)
+def _no_llm_env(monkeypatch):
+    """Settings built in-process must not pick up a developer's endpoint."""
+    import os
+
+    for key in list(os.environ):
+        if key.startswith(("OPENAI_", "CODREAMER_", "ART_", "WANDB_", "WEAVE_")):
+            monkeypatch.delenv(key)
+
+
 @pytest.fixture(scope="module")
 def store():
     return load_graph(REPO / "data" / "graph.json", 10_000)
