@@ -45,12 +45,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import jinja2
 
 from codreamer.graph.schema import is_product_feature
-from codreamer.graph.store import GraphStore
 from codreamer.models import CUSTOMER_JOB, FinalEmail, Scenario
+
+if TYPE_CHECKING:  # networkx stays out of the import path
+    from codreamer.graph.store import GraphStore
 
 N_SUBJECTS = 3
 N_OPENINGS = 3

@@ -40,10 +40,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from codreamer.graph.schema import is_product_feature
-from codreamer.graph.store import GraphStore
 from codreamer.judge.words import (
     CONNECTIVE_PHRASES,
     CONNECTIVE_WORDS,
@@ -52,6 +51,9 @@ from codreamer.judge.words import (
     SPAM_PHRASES,
 )
 from codreamer.models import CUSTOMER_JOB, CriterionScore, FinalEmail, Judgement, Scenario
+
+if TYPE_CHECKING:  # networkx stays out of the import path
+    from codreamer.graph.store import GraphStore
 
 # ============================ Weights and bands =============================
 
