@@ -1,8 +1,8 @@
 """The dashboard page in a real headless Chromium (Debian's), driven by Playwright.
 
-Servers are real uvicorn instances on loopback. Where the backend API is needed
-a small stand-in answers the documented contract (DESIGN §6); webhooks are
-posted straight to the dashboard, signed, as the backend would.
+Servers are real uvicorn instances on loopback. No backend here: webhooks are
+posted straight to the dashboard, signed, as the backend would (the flows that
+need the backend are in test_dashboard_e2e.py, against the real API).
 Screenshots go to test-artifacts/.
 """
 
@@ -19,8 +19,6 @@ from typing import Any
 
 import httpx
 import pytest
-from fastapi import FastAPI
-from fastapi.responses import JSONResponse
 
 from web.app import create_app
 from web.config import WebSettings
@@ -31,7 +29,6 @@ pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
-SHARED_KG = ROOT.parent / "shared" / "kg"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -124,58 +121,6 @@ def open_dashboard(browser: Any) -> Iterator[Callable[..., Page]]:
         yield start
 
 
-def fake_backend(graph: dict[str, Any] | None = None, status: str = "running") -> FastAPI:
-    """A stand-in for the backend API's documented answers (DESIGN §6)."""
-    app = FastAPI()
-    runs: dict[str, dict[str, Any]] = {}
-
-    @app.get("/healthz")
-    def healthz() -> dict[str, str]:
-        return {"status": "ok"}
-
-    @app.get("/scenarios")
-    def scenarios() -> list[dict[str, Any]]:
-        return [{"id": "acme-vp-eng", "prospect": {"name": "Alex Rivera", "company": "Acme"},
-                 "goal": "Secure a 20-minute discovery call"}]
-
-    @app.post("/learn-loop", status_code=202)
-    def learn_loop(body: dict[str, Any]) -> dict[str, Any]:
-        run_id = "api-e2e-run"
-        runs[run_id] = body
-        return {"run_id": run_id, "status": "queued", "results_path": f"results/runs/{run_id}",
-                "status_url": f"/runs/{run_id}", "events_url": f"/runs/{run_id}/events"}
-
-    @app.get("/runs/{run_id}")
-    def run(run_id: str) -> JSONResponse:
-        return JSONResponse({
-            "run_id": run_id, "status": status,
-            "progress": {"iteration": 1, "iterations": 2, "step": "score", "fraction": 0.4},
-            "metrics": {"iterations": []}, "latest_email": None, "error": None,
-        })
-
-    @app.get("/runs/{run_id}/graph")
-    def run_graph(run_id: str) -> JSONResponse:
-        if graph is None:
-            return JSONResponse({"detail": "no graph"}, status_code=404)
-        return JSONResponse({"run_id": run_id, **graph})
-
-    app.state.runs = runs
-    return app
-
-
-def load_kg16() -> dict[str, Any]:
-    """The shared 16-node graph, in `GET /runs/{id}/graph`'s shape."""
-    path = SHARED_KG / "synthetic-data-16.json"
-    if not path.exists():
-        pytest.skip(f"{path} not found (shared/ is laid beside the repository)")
-    raw = json.loads(path.read_text())
-    nodes = [{"id": n["id"], "content": n.get("content", ""), "score": 0.5} for n in raw]
-    edges = [{"source": n["id"], "target": e.get("target_id") or e.get("target"),
-              "relationship": e.get("relationship") or e.get("label", "")}
-             for n in raw for e in (n.get("edge") or n.get("edges") or [])]
-    return {"nodes": nodes, "edges": edges}
-
-
 def payload(run_id: str, stage: str, iteration: int | None, **over: Any) -> dict[str, Any]:
     data: dict[str, Any] = {
         "run_id": run_id, "stage": stage, "iteration": iteration, "iterations": 2,
@@ -228,42 +173,6 @@ def test_webhooks_appear_live_with_coloured_nodes(open_dashboard: Callable[..., 
     ui.screenshot("dashboard-live-email")
 
 
-def test_sixteen_node_graph_is_legible(open_dashboard: Callable[..., Page]) -> None:
-    kg = load_kg16()
-    with serve_in_thread(fake_backend(graph=kg)) as backend:
-        ui = open_dashboard(api_url=backend)
-        page = ui.open()
-        scores = {n["id"]: round(0.05 + i * 0.06, 2) for i, n in enumerate(kg["nodes"])}
-        ui.webhook(payload("api-kg16", "final", 2, node_scores=scores, final_email={
-            "subject": "Pearls of Wisdom: evaluating what your synthetic data teaches",
-            "body": "Hi Alex,\n\nYou generate synthetic data sets for training models.\n\n"
-                    "Waffles and Bagels gives a UI for feedback and model evaluation.\n\n"
-                    "Would a 20-minute discovery call next week work?",
-            "citations": ["Customer Job", "ai-model-evaluation-906a399c", "Product Feature"],
-        }))
-        page.wait_for_selector("svg.graph-svg g.node")
-        nodes = page.locator("svg.graph-svg g.node")
-        assert nodes.count() == 16
-        assert page.locator("svg.graph-svg path.edge").count() == len(kg["edges"])
-        boxes = []
-        for i in range(16):
-            g = nodes.nth(i)
-            node_id = g.get_attribute("data-node-id")
-            assert g.locator("text.node-score").text_content() == f"{scores[node_id]:.2f}"
-            boxes.append(g.locator("rect.box").bounding_box())
-        # No two node boxes overlap: every label and score stays readable.
-        for i, a in enumerate(boxes):
-            for b in boxes[i + 1:]:
-                apart = (a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"]
-                         or a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"])
-                assert apart, (a, b)
-        # A citation links to its node's anchor in the SVG.
-        href = page.locator("#email-citations a").nth(1).get_attribute("href")
-        assert page.locator(f"[id='{href[1:]}']").count() == 1
-        assert not ui.csp_violations(), ui.csp_violations()
-        ui.screenshot("dashboard-graph-16-nodes")
-
-
 def test_xss_payload_is_shown_as_text(open_dashboard: Callable[..., Page]) -> None:
     ui = open_dashboard()
     page = ui.open()
@@ -309,52 +218,3 @@ def test_unreachable_backend_shows_labelled_mock_data(open_dashboard: Callable[.
     page.wait_for_selector("#email-subject:has-text('(final 2)')")
     assert banner.is_hidden()
     assert not ui.csp_violations(), ui.csp_violations()
-
-
-def test_generate_shows_sleeping_animation_then_email(open_dashboard: Callable[..., Page]
-                                                      ) -> None:
-    backend_app = fake_backend(status="running")
-    with serve_in_thread(backend_app) as backend:
-        ui = open_dashboard(api_url=backend)
-        page = ui.open()
-        page.wait_for_selector("#backend-pill:has-text('connected')")
-        page.wait_for_selector("#scenario option[value='acme-vp-eng']", state="attached")
-        page.select_option("#scenario", "acme-vp-eng")
-        page.fill("#iterations", "2")
-        page.fill("#depth", "3")
-        assert page.locator("#dreaming").is_hidden()
-        page.click("#generate")
-        dreaming = page.locator("#dreaming")
-        dreaming.wait_for(state="visible")
-        assert dreaming.locator("svg.dream .z").count() == 3
-        page.wait_for_selector("#run-status:has-text('iteration 1/2')")
-        assert backend_app.state.runs["api-e2e-run"] == {
-            "iterations": 2, "depth": 3, "scenario": "acme-vp-eng"}
-        ui.screenshot("dashboard-sleeping-while-running")
-
-        ui.webhook(payload("api-e2e-run", "baseline", 0))
-        page.wait_for_selector("#email-subject:has-text('(baseline 0)')")
-        dreaming.wait_for(state="hidden")
-        assert page.locator(".node-item").count() == 4
-        ui.assert_no_reload()
-        assert not ui.csp_violations(), ui.csp_violations()
-
-
-def test_generate_with_graph_file(open_dashboard: Callable[..., Page], tmp_path: Path) -> None:
-    backend_app = fake_backend()
-    graph = [{"id": "Customer Job", "content": "c", "edge": [{"target_id": "Product Feature"}]},
-             {"id": "Product Feature", "content": "p", "edge": []}]
-    graph_file = tmp_path / "graph.json"
-    graph_file.write_text(json.dumps(graph))
-    bad_file = tmp_path / "bad.json"
-    bad_file.write_text("{oops")
-    with serve_in_thread(backend_app) as backend:
-        ui = open_dashboard(api_url=backend)
-        page = ui.open()
-        page.set_input_files("#graph-file", str(bad_file))
-        page.click("#generate")
-        page.wait_for_selector("#generate-error:has-text('not valid JSON')")
-        page.set_input_files("#graph-file", str(graph_file))
-        page.click("#generate")
-        page.locator("#dreaming").wait_for(state="visible")
-        assert backend_app.state.runs["api-e2e-run"]["graph"] == graph

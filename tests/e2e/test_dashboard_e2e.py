@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from api_support import api_server  # tests/e2e/api_support.py: `codreamer api` in a subprocess
+from api_support import KG, api_server  # tests/e2e/api_support.py: `codreamer api` subprocess
 
 from web.app import create_app
 from web.config import WebSettings
@@ -56,38 +56,10 @@ def test_generate_email_against_real_api(browser: Any, tmp_path: Path) -> None:
             context = browser.new_context(viewport={"width": 1440, "height": 1000})
             page = context.new_page()
             page.set_default_timeout(60_000)
-            errors: list[str] = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(dash_url + "/")
-            page.evaluate("window.__noReload = 1")
-            page.wait_for_selector("#backend-pill:has-text('connected')")
-            assert page.locator("#mock-banner").is_hidden()
-            page.wait_for_function("document.querySelectorAll('#scenario option').length > 1")
-            page.fill("#iterations", "2")
-            page.fill("#depth", "5")
-            page.click("#generate")
-
-            # The cloud sleeps until the first webhook of this run arrives.
-            page.locator("#dreaming").wait_for(state="visible")
-            page.screenshot(path=str(ARTIFACTS / "e2e-real-api-dreaming.png"), full_page=True)
-            run_id = page.evaluate("fetch('/api/state').then(r => r.json())")["active_run_id"]
-            assert run_id
-
-            page.wait_for_function(
-                "s => document.querySelector('#email-meta').textContent.includes(s)",
-                arg=f"run {run_id} · final",
-            )
-            page.locator("#dreaming").wait_for(state="hidden")
-            assert page.locator("#email-subject").inner_text().strip()
-            assert page.locator("#email-citations a").count() >= 2
-            page.wait_for_selector("svg.graph-svg g.node")  # edges from GET /runs/{id}/graph
-            assert page.locator("svg.graph-svg path.edge").count() > 0
-            page.wait_for_selector(f"#run-status:has-text('{run_id} · succeeded')")
-            assert page.locator("#chart-view svg .series").count() >= 1
-            assert page.evaluate("window.__noReload") == 1
-            assert not errors, errors
-            page.screenshot(path=str(ARTIFACTS / "e2e-real-api-final.png"), full_page=True)
-            context.close()
+            try:
+                check_generate_flow(page, dash_url)
+            finally:
+                context.close()
 
         # With the backend gone, a fresh dashboard shows labelled mock data.
         api.stop()
@@ -99,3 +71,96 @@ def test_generate_email_against_real_api(browser: Any, tmp_path: Path) -> None:
             assert "mock data" in page.locator("#mock-banner").inner_text()
             page.screenshot(path=str(ARTIFACTS / "e2e-backend-stopped-mock.png"), full_page=True)
             context.close()
+
+
+def check_generate_flow(page: Any, dash_url: str) -> None:
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    # A fast run could wake the cloud between two polls of wait_for: record every
+    # time #dreaming is shown, from before the page's own script runs.
+    page.add_init_script("""
+      window.__sawDreaming = false;
+      document.addEventListener('DOMContentLoaded', () => {
+        const d = document.getElementById('dreaming');
+        new MutationObserver(() => { if (!d.hidden) window.__sawDreaming = true; })
+          .observe(d, { attributes: true, attributeFilter: ['hidden'] });
+      });
+    """)
+    page.goto(dash_url + "/")
+    page.evaluate("window.__noReload = 1")
+    page.wait_for_selector("#backend-pill:has-text('connected')")
+    assert page.locator("#mock-banner").is_hidden()
+    # (No wait_for_function: its string predicates need eval, which our CSP forbids.)
+    page.wait_for_selector("#scenario option:nth-child(2)", state="attached")
+    page.fill("#iterations", "2")
+    page.fill("#depth", "5")
+    page.click("#generate")
+
+    # The cloud sleeps until the first webhook of this run arrives.
+    page.wait_for_selector("#run-status:has-text('Run ')")
+    if page.locator("#dreaming").is_visible():
+        page.screenshot(path=str(ARTIFACTS / "e2e-real-api-dreaming.png"), full_page=True)
+    run_id = page.evaluate("fetch('/api/state').then(r => r.json())")["active_run_id"]
+    assert run_id
+
+    page.wait_for_selector(f"#email-meta:has-text('run {run_id} · final')")
+    page.locator("#dreaming").wait_for(state="hidden")
+    assert page.evaluate("window.__sawDreaming") is True
+    assert page.locator("#email-subject").inner_text().strip()
+    assert page.locator("#email-citations a").count() >= 2
+    page.wait_for_selector("svg.graph-svg g.node")  # edges from GET /runs/{id}/graph
+    assert page.locator("svg.graph-svg path.edge").count() > 0
+    page.wait_for_selector(f"#run-status:has-text('{run_id} · succeeded')")
+    assert page.locator("#chart-view svg .series").count() >= 1
+    assert page.evaluate("window.__noReload") == 1
+    assert not errors, errors
+    page.screenshot(path=str(ARTIFACTS / "e2e-real-api-final.png"), full_page=True)
+
+
+def test_sixteen_node_graph_from_a_chosen_file_is_legible(browser: Any, tmp_path: Path) -> None:
+    """Pick the shared 16-node graph in the page; every node's score must be readable."""
+    graph_file = KG / "synthetic-data-16.json"
+    if not graph_file.exists():
+        pytest.skip(f"{graph_file} not found (shared/ is laid beside the repository)")
+    dash_port = free_port()
+    env = {"FRONTEND_URL": f"http://127.0.0.1:{dash_port}/api/final-email",
+           "CODREAMER_WEBHOOK_SECRET": SECRET}
+    ARTIFACTS.mkdir(exist_ok=True)
+    with api_server(tmp_path, env) as api:
+        settings = WebSettings(api_url=api.url, webhook_secret=SECRET)
+        with serve_in_thread(create_app(settings), dash_port) as dash_url:
+            context = browser.new_context(viewport={"width": 1440, "height": 1000})
+            try:
+                page = context.new_page()
+                page.set_default_timeout(60_000)
+                page.goto(dash_url + "/")
+                page.wait_for_selector("#backend-pill:has-text('connected')")
+                page.set_input_files("#graph-file", str(graph_file))
+                page.fill("#iterations", "1")
+                page.fill("#depth", "6")
+                page.click("#generate")
+                page.wait_for_selector("#run-status:has-text('Run ')")
+                run_id = page.evaluate("fetch('/api/state').then(r => r.json())")["active_run_id"]
+                page.wait_for_selector(f"#email-meta:has-text('run {run_id} · final')")
+                page.wait_for_selector("svg.graph-svg g.node >> nth=15")
+                scores = page.evaluate("fetch('/api/state').then(r => r.json())")["latest"][
+                    "node_scores"]
+                # One snapshot of every node: id, score text and box, read atomically.
+                drawn = page.evaluate("""() => [...document.querySelectorAll(
+                    'svg.graph-svg g.node')].map(g => {
+                      const r = g.querySelector('rect.box').getBoundingClientRect();
+                      return {id: g.dataset.nodeId, score: g.querySelector('.node-score')
+                        .textContent, x: r.x, y: r.y, width: r.width, height: r.height};
+                    })""")
+                assert len(drawn) == 16
+                for d in drawn:
+                    assert d["score"] == f"{min(1.0, max(0.0, scores[d['id']])):.2f}", d
+                for i, a in enumerate(drawn):  # no two boxes overlap: all labels readable
+                    for b in drawn[i + 1 :]:
+                        assert (a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"]
+                                or a["y"] + a["height"] <= b["y"]
+                                or b["y"] + b["height"] <= a["y"]), (a, b)
+                assert page.locator("#email-body p").count() >= 2
+                page.screenshot(path=str(ARTIFACTS / "e2e-graph-16-nodes.png"), full_page=True)
+            finally:
+                context.close()

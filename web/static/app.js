@@ -20,6 +20,7 @@ const ui = {
   runTimer: null,
   graphs: new Map(), // run_id -> {graph, at}
   pollTimer: null,
+  renderedKey: null, // what the email/graph/chart were last drawn from
 };
 
 async function getJson(url, options) {
@@ -112,10 +113,19 @@ function render() {
   $('mock-banner').hidden = !showMock;
   document.body.classList.toggle('is-mock', showMock);
 
-  renderEmail(view.latest, showMock);
-  renderGraph($('graph-view'), view.latest, graphFor(view.latest, showMock));
+  // Progress polls call render() every second: rebuild the email, graph and chart only
+  // when what they show changed, so the page doesn't flicker or lose a hovered node.
+  const graph = graphFor(view.latest, showMock);
   const run = !showMock && ui.run && view.latest && ui.run.run_id === view.latest.run_id ? ui.run : null;
-  renderChart($('chart-view'), chartPoints(run, view.history));
+  const points = chartPoints(run, view.history);
+  const key = JSON.stringify([showMock, view.latest, view.history, points, graph !== null,
+    graph && graph.nodes.length]);
+  if (key !== ui.renderedKey) {
+    ui.renderedKey = key;
+    renderEmail(view.latest, showMock);
+    renderGraph($('graph-view'), view.latest, graph);
+    renderChart($('chart-view'), points);
+  }
 
   const waiting = isRunActive() && !(real && real.run_id === ui.state.active_run_id);
   $('dreaming').hidden = !waiting;
