@@ -1,8 +1,9 @@
 """The run manager: a bounded pool of run processes, a bounded queue, cancel, resume.
 
-- At most `max_concurrent_runs` runs execute at once, each in its own spawned
+- At most `max_concurrent_runs` runs execute at once, each in its own
   process (see `worker.py`); up to `max_queued_runs` more wait as `queued`
   (in memory, and `queued` in their meta.json). Beyond that: QueueFullError.
+  Run processes come from a multiprocessing fork server with the loop preloaded.
 - Cancel: a queued run is taken off the queue and marked `cancelled` at once; a
   running one gets a cancel file that the loop sees at its next step boundary.
 - Start-up recovery: a run whose meta says `running` or `queued` while no
@@ -37,6 +38,7 @@ log = logging.getLogger(__name__)
 LIVE_STATUSES = frozenset({"queued", "running"})
 RESUMABLE_STATUSES = frozenset({"interrupted", "failed", "cancelled"})
 REAP_INTERVAL_S = 0.1
+PRELOAD = ("codreamer.api.worker", "codreamer.api.webhooks", "codreamer.loop.learn_loop")
 
 
 @dataclass
@@ -49,7 +51,11 @@ class RunManager:
     def __init__(self, settings: Settings, *, runner: str = DEFAULT_RUNNER) -> None:
         self.settings = settings
         self.runner = runner
-        self._ctx = mp.get_context("spawn")
+        # forkserver: each run still gets a fresh process of its own (isolation, no
+        # shared GIL with the API), but forked from a server that has already imported
+        # NumPy and the loop, so a run starts in milliseconds instead of seconds.
+        self._ctx = mp.get_context("forkserver")
+        self._ctx.set_forkserver_preload(list(PRELOAD))
         self._cond = threading.Condition()
         self._queue: deque[str] = deque()
         self._reserved = 0
@@ -72,6 +78,8 @@ class RunManager:
     def start(self) -> list[str]:
         """Recover runs a dead process left behind, then start scheduling."""
         interrupted = self.recover()
+        # Start the fork server (and its imports) now, not on the first run.
+        threading.Thread(target=_warm_forkserver, name="forkserver-warmup", daemon=True).start()
         self._thread = threading.Thread(target=self._schedule, name="run-scheduler", daemon=True)
         self._thread.start()
         return interrupted
@@ -256,3 +264,10 @@ class RunManager:
                 "max_concurrent_runs": self.settings.max_concurrent_runs,
                 "max_queued_runs": self.settings.max_queued_runs,
             }
+
+
+def _warm_forkserver() -> None:
+    from multiprocessing import forkserver
+
+    with contextlib.suppress(Exception):
+        forkserver.ensure_running()

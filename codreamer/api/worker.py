@@ -1,6 +1,6 @@
 """The body of one run's process: the learn-loop beside its webhook sender.
 
-Runs execute in their own (spawned) process so NumPy training never holds the
+Runs execute in their own process so NumPy training never holds the
 API process's GIL. The process:
 
 - holds an exclusive `flock` on the run's lock file for its whole life, so any
@@ -63,21 +63,35 @@ def load_runner(spec: str) -> Callable[..., Any]:
     return getattr(importlib.import_module(module), name)  # type: ignore[no-any-return]
 
 
-def _exit_with_parent(parent_pid: int) -> None:
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _exit_with_api(api_pid: int) -> None:
+    """Die when the API process dies. The run process's parent is the fork server,
+    which exits when the API does; either sign is enough."""
+    parent = os.getppid()
+
     def watch() -> None:
         while True:
             time.sleep(PARENT_POLL_S)
-            if os.getppid() != parent_pid:
-                # The API process is gone. Die without cleanup: the run's files are
-                # consistent at every instant, and the next API marks it interrupted.
+            if os.getppid() != parent or not _pid_alive(api_pid):
+                # No cleanup: the run's files are consistent at every instant, and
+                # the next API marks the run interrupted.
                 os._exit(70)
 
-    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+    threading.Thread(target=watch, name="api-watch", daemon=True).start()
 
 
-def run_in_child(run_dir: str, settings: Settings, runner: str, parent_pid: int) -> None:
+def run_in_child(run_dir: str, settings: Settings, runner: str, api_pid: int) -> None:
     """Process target: execute (or resume) the run in `run_dir`."""
-    _exit_with_parent(parent_pid)
+    _exit_with_api(api_pid)
     paths = RunPaths(Path(run_dir))
     with run_lock(paths) as held:
         if held is None:
