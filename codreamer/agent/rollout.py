@@ -10,7 +10,7 @@ and marked `auto_finalized`.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -39,6 +39,12 @@ class RolloutEnv:
     tools: AgentTools
     scenario: Scenario
     depth: int
+    _prompt: str | None = field(default=None, init=False, repr=False)
+
+    def user_prompt(self) -> str:
+        if self._prompt is None:
+            self._prompt = user_prompt(self.scenario, self.seed_node)
+        return self._prompt
 
     @property
     def seed_node(self) -> str:
@@ -98,10 +104,9 @@ def rollout(
     *,
     greedy: bool = False,
 ) -> Trajectory:
-    seed_node = env.seed_node
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": SYSTEM_PROMPT},
-        {"role": "user", "content": user_prompt(env.scenario, seed_node)},
+        {"role": "user", "content": env.user_prompt()},
     ]
     session = policy.start(env, rng, greedy)
     logprobs: list[float] = []

@@ -86,9 +86,10 @@ class AgentTools:
         # Scores only move between generation steps; the ranking is cached per
         # node and dropped by `invalidate()` when they do.
         self._ranked: dict[str, list[str]] = {}
-        # Serialised results for the rollout's messages, memoised: evidence never
-        # changes within a run, rankings only when the scores do.
-        self._json: dict[tuple[str, str, str | None], str] = {}
+        # Results and their JSON for the rollout's messages, memoised: evidence
+        # never changes within a run, rankings only when the scores do. Callers
+        # must treat returned results as read-only.
+        self._json: dict[tuple[str, str, str | None], tuple[Any, str]] = {}
 
     def invalidate(self) -> None:
         self._ranked.clear()
@@ -98,11 +99,11 @@ class AgentTools:
         """`call`, plus the result as the JSON text a tool message carries."""
         if name in (GET_CONNECTED_NODES, GET_RELEVANT_CONTEXT) and len(arguments) <= 2:
             key = (name, str(arguments.get("node_id")), arguments.get("via"))
-            text = self._json.get(key)
-            result = self.call(name, arguments)
-            if text is None:
-                text = self._json[key] = json.dumps(result, ensure_ascii=False)
-            return result, text
+            hit = self._json.get(key)
+            if hit is None:
+                result = self.call(name, arguments)
+                hit = self._json[key] = (result, json.dumps(result, ensure_ascii=False))
+            return hit
         result = self.call(name, arguments)
         if hasattr(result, "model_dump_json"):
             return result, result.model_dump_json()

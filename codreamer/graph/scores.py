@@ -21,6 +21,8 @@ class NodeScores:
 
     def __init__(self, node_ids: Iterable[str], initial: Mapping[str, float] | None = None) -> None:
         initial = initial or {}
+        # Bumped on every update, so callers can cache what depends on the scores.
+        self.version = 0
         self._scores: dict[str, float] = {}
         for nid in node_ids:
             v = initial.get(nid, DEFAULT_SCORE)
@@ -62,6 +64,7 @@ class NodeScores:
         from (the caller picks the better half). Unknown ids are ignored.
         Applied in the given order, so the result is deterministic.
         """
+        self.version += 1
         for citations, reward in cited_rewards:
             r = _clamp(float(reward))
             for nid in dict.fromkeys(citations):  # each node once per trajectory

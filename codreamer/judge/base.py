@@ -23,8 +23,15 @@ class GroupJudge(Protocol):
         ...
 
 
+MEMO_SIZE = 50_000
+
+
 class RubricGroupJudge:
-    """The offline rubric, judging each email of a group on its own."""
+    """The offline rubric, judging each email of a group on its own.
+
+    The rubric is deterministic, and a learning policy writes the same email
+    again and again, so judgements are memoised by (scenario, email).
+    """
 
     name = "rubric"
 
@@ -32,9 +39,23 @@ class RubricGroupJudge:
         from codreamer.judge.rubric import RubricJudge
 
         self.rubric = RubricJudge(store)
+        self._memo: dict[tuple[str, str, str, tuple[str, ...]], Judgement] = {}
 
     def score_group(self, emails: list[FinalEmail], scenario: Scenario) -> list[Judgement]:
-        return [self.rubric.judge(e, scenario) for e in emails]
+        return [self.score(e, scenario) for e in emails]
+
+    def score(self, email: FinalEmail, scenario: Scenario) -> Judgement:
+        key = (_scenario_key(scenario), email.subject, email.body, tuple(email.citations))
+        hit = self._memo.get(key)
+        if hit is None:
+            if len(self._memo) >= MEMO_SIZE:
+                self._memo.clear()
+            hit = self._memo[key] = self.rubric.judge(email, scenario)
+        return hit  # shared: judgements are read-only once made
+
+
+def _scenario_key(scenario: Scenario) -> str:
+    return scenario.model_dump_json()
 
 
 def make_judge(name: str, store: GraphStore | None, settings: Settings | None = None) -> GroupJudge:

@@ -12,6 +12,7 @@ by GRPO (codreamer/train/grpo.py). No GPU, no network, microseconds a choice.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ from codreamer.agent.tools import FINALIZE_EMAIL, GET_CONNECTED_NODES, GET_RELEV
 from codreamer.agent.trajectory import Trajectory
 from codreamer.graph.schema import is_product_feature
 from codreamer.graph.store import GraphStore
-from codreamer.models import Scenario
+from codreamer.models import FinalEmail, Scenario
 from codreamer.train.config import GRPOConfig
 
 NODE_FEATURES = ("score", "relevance", "progress", "is_feature", "reaches_feature", "confidence")
@@ -36,6 +37,8 @@ FINISH_FEATURES = ("bias", "at_feature", "hops_fraction", "can_reach_feature")
 # time, so a group of rollouts reaches a Product Feature often enough to learn
 # from; everything else starts at zero (uniform).
 INITIAL_FINISH_BIAS = -1.0
+EMAIL_CACHE_SIZE = 50_000  # bound of each memo below; cleared when full
+_ARGS_JSON: dict[tuple[Any, ...], str] = {}
 STYLE_HEADS = (("subject", N_SUBJECTS), ("opening", N_OPENINGS), ("cta", N_CTAS))
 
 _WORD = re.compile(r"[a-z][a-z0-9+#-]{2,}")
@@ -107,6 +110,7 @@ class Decision:
     head: str  # "node" or a style head name
     chosen: int
     logprob: float
+    key: Any = None  # identifies the inputs, for the sampling-time logits memo
     cand: np.ndarray | None = None  # node indices of the candidates (node head)
     x: np.ndarray | None = None  # candidate features, (k, F)
     psi: np.ndarray | None = None  # FINISH features, (G,)
@@ -150,7 +154,30 @@ class ScenarioFeatures:
             ]
         )
         self.query = tokens(words)
+        self.scenario = scenario
         self._static: dict[str, np.ndarray] = {}
+        # compose_email is pure; a run writes the same (path, style) email many
+        # times, so each is rendered once. Bounded: cleared when it grows large.
+        self._emails: dict[tuple[tuple[str, ...], EmailStyle], tuple[FinalEmail, str]] = {}
+        # Node-choice inputs for (node, candidates, hops, scores version).
+        self.decisions: dict[tuple[Any, ...], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+    def _composed(self, path: list[str], style: EmailStyle) -> tuple[FinalEmail, str]:
+        key = (tuple(path), style)
+        hit = self._emails.get(key)
+        if hit is None:
+            if len(self._emails) >= EMAIL_CACHE_SIZE:
+                self._emails.clear()
+            email = compose_email(self.store, path, self.scenario, style)
+            hit = self._emails[key] = (email, json.dumps(email.model_dump(), ensure_ascii=False))
+        return hit
+
+    def compose(self, path: list[str], style: EmailStyle) -> FinalEmail:
+        return self._composed(path, style)[0].model_copy()
+
+    def finalize_arguments(self, path: list[str], style: EmailStyle) -> str:
+        """The finalize_email call's JSON arguments, rendered once with the email."""
+        return self._composed(path, style)[1]
 
     def static(self, node_id: str) -> np.ndarray:
         """Features that do not change during a run (all but the node score)."""
@@ -187,13 +214,30 @@ class EmbeddedPolicy:
         self.node_ids = list(store.nodes)
         self.index = {n: i for i, n in enumerate(self.node_ids)}
         self.layout = ParamLayout(len(self.node_ids))
-        self.theta = np.zeros(self.layout.size)
-        self.theta[self.layout.v.start] = INITIAL_FINISH_BIAS
-        self.theta_ref = self.theta.copy()
+        # Sampling-time logits by decision key; valid while theta is unchanged.
+        self._logits_memo: dict[Any, list[float]] = {}
+        theta = np.zeros(self.layout.size)
+        theta[self.layout.v.start] = INITIAL_FINISH_BIAS
+        self.theta = theta
+        self.theta_ref = theta.copy()
         from codreamer.train.grpo import AdamState
 
         self.adam = AdamState.zeros(self.layout.size)
         self._features: dict[tuple[str, str, str], ScenarioFeatures] = {}
+
+    @property
+    def theta(self) -> np.ndarray:
+        """The flat parameter vector. Assigning it drops the logits memo; after
+        changing it in place, call `invalidate()`."""
+        return self._theta
+
+    @theta.setter
+    def theta(self, value: np.ndarray) -> None:
+        self._theta = value
+        self._logits_memo.clear()
+
+    def invalidate(self) -> None:
+        self._logits_memo.clear()
 
     # -- features ------------------------------------------------------------
     def scenario_features(self, scenario: Scenario) -> ScenarioFeatures:
@@ -236,7 +280,13 @@ class EmbeddedPolicy:
     def choose(self, d: Decision, rng: np.random.Generator, greedy: bool) -> Decision:
         # Choices have a handful of options: plain floats beat NumPy's per-call
         # overhead here, and this runs ~10 times a rollout.
-        z = self.logits(d, self.theta).tolist()
+        z = self._logits_memo.get(d.key) if d.key is not None else None
+        if z is None:
+            z = self.logits(d, self.theta).tolist()
+            if d.key is not None:
+                if len(self._logits_memo) >= EMAIL_CACHE_SIZE:
+                    self._logits_memo.clear()
+                self._logits_memo[d.key] = z
         m = max(z)
         exps = [math.exp(v - m) for v in z]
         total = sum(exps)
@@ -313,7 +363,15 @@ class EmbeddedSession:
         self.turn = 0
 
     def _call(self, name: str, **arguments: Any) -> ToolCall:
-        return ToolCall(id=f"call_{self.turn}_{name}", name=name, arguments=arguments)
+        key = (name, *arguments.values())
+        raw = _ARGS_JSON.get(key)
+        if raw is None:
+            if len(_ARGS_JSON) >= EMAIL_CACHE_SIZE:
+                _ARGS_JSON.clear()
+            raw = _ARGS_JSON[key] = json.dumps(arguments, ensure_ascii=False)
+        return ToolCall(
+            id=f"call_{self.turn}_{name}", name=name, arguments=arguments, raw_arguments=raw
+        )
 
     def _explore(self, node: str, via: str | None) -> Turn:
         self.path.append(node)
@@ -355,6 +413,12 @@ class EmbeddedSession:
     def _node_decision(self, cur: str, cands: list[str]) -> Decision:
         sf = self.features
         scores = self.env.tools.scores
+        hops_taken = len(self.path) - 1
+        key = (cur, tuple(cands), hops_taken, self.env.depth, scores.version, id(scores))
+        hit = sf.decisions.get(key)
+        if hit is not None:
+            cand, x, psi = hit
+            return Decision("node", -1, 0.0, key=key, cand=cand, x=x, psi=psi)
         cur_static = sf.static(cur)
         x = np.empty((len(cands), len(NODE_FEATURES)))
         for i, c in enumerate(cands):
@@ -366,7 +430,6 @@ class EmbeddedSession:
                 x[i, 2] = max(-1.0, min(1.0, row[2] - cur_static[2]))
             else:
                 x[i, 2] = -1.0 if not row[4] else 1.0
-        hops_taken = len(self.path) - 1
         psi = np.array(
             [
                 1.0,
@@ -377,21 +440,27 @@ class EmbeddedSession:
         )
         idx = self.p.index
         cand = np.fromiter((idx[c] for c in cands), dtype=np.intp, count=len(cands))
-        return Decision(head="node", chosen=-1, logprob=0.0, cand=cand, x=x, psi=psi)
+        if len(sf.decisions) >= EMAIL_CACHE_SIZE:
+            sf.decisions.clear()
+        sf.decisions[key] = (cand, x, psi)
+        return Decision("node", -1, 0.0, key=key, cand=cand, x=x, psi=psi)
 
     def _finalize(self, decisions: list[Decision]) -> Turn:
         choice: dict[str, int] = {}
         lp = sum(d.logprob for d in decisions)
         for head, _n in STYLE_HEADS:
-            d = Decision(head=head, chosen=-1, logprob=0.0)
+            d = Decision(head=head, chosen=-1, logprob=0.0, key=head)
             self.p.choose(d, self.rng, self.greedy)
             choice[head] = d.chosen
             decisions.append(d)
             lp += d.logprob
         style = EmailStyle(subject=choice["subject"], opening=choice["opening"], cta=choice["cta"])
-        email = compose_email(self.env.store, self.path, self.env.scenario, style)
-        call = self._call(
-            FINALIZE_EMAIL, subject=email.subject, body=email.body, citations=email.citations
+        email = self.features.compose(self.path, style)
+        call = ToolCall(
+            id=f"call_{self.turn}_{FINALIZE_EMAIL}",
+            name=FINALIZE_EMAIL,
+            arguments={"subject": email.subject, "body": email.body, "citations": email.citations},
+            raw_arguments=self.features.finalize_arguments(self.path, style),
         )
         return Turn(
             tool_calls=[call],
