@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from codreamer.agent.policies.openai_policy import LLMDecision, OpenAIPolicy
@@ -46,6 +47,9 @@ def load_art() -> Any:
     """Import `art`, or say what to install. LiteLLM (imported by ART) would fetch its
     model-price map from GitHub at import; the bundled copy keeps it offline."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    # LiteLLM's response objects trip pydantic's serializer checks on every judge
+    # call; the warnings say nothing actionable to a CoDreamer user.
+    warnings.filterwarnings("ignore", message="Pydantic serializer warnings", category=UserWarning)
     try:
         import art
         import art.rewards  # noqa: F401 - RULER lives here
