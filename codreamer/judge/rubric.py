@@ -137,6 +137,7 @@ SPAM_CAPS_ALLOWED = 2
 # about twice as fast as `\w` and the judge runs thousands of times a second.
 _TOKEN = re.compile(r"[a-z0-9\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]+")
 _SENT_SPLIT = re.compile(r"(?<=[.!?])\s+")
+_SENT_BREAK = re.compile(r"[.!?][ \t]")  # within a line; each line ends one more
 _PARA_SPLIT = re.compile(r"\n\s*\n")
 _GREETING = re.compile(
     r"^(?:hi|hello|hey|dear|good (?:morning|afternoon|evening)|greetings)\b[^.!?]{0,40}[,!:.]?$",
@@ -515,12 +516,11 @@ def _readability(body: str) -> tuple[float, str]:
     )
     signoff = signoff_at is not None and signoff_at > 0
     text_lines = lines[1 if greeting else 0 : signoff_at if signoff else len(lines)]
-    sentences: list[str] = []
-    for ln in text_lines:
-        sentences.extend(s for s in _SENT_SPLIT.split(ln) if s.strip())
-    mean_words = (
-        sum(len(s.split()) for s in sentences) / len(sentences) if sentences else 0.0
-    )
+    # Sentences: each end mark followed by a space, plus each line's last sentence.
+    joined = "\n".join(text_lines)
+    n_words = len(joined.split())
+    n_sentences = len(_SENT_BREAK.findall(joined)) + len(text_lines)
+    mean_words = n_words / n_sentences if n_sentences else 0.0
     s_sent = _band(mean_words, SENTENCE_WORDS_BAND)
     prose_lines = [
         ln for ln in text_lines if ln[-1] in ".!?" and not _LIST_LINE.match(ln)
@@ -576,9 +576,10 @@ def _no_spam(
 ) -> tuple[float, str]:
     text = f"{subject}\n{body}"
     subject_tokens = _TOKEN.findall(subject.lower())
-    tokens = subject_tokens + ["\n"] + body_tokens  # no phrase spans subject and body
-    counts = body_counts + Counter(subject_tokens) if subject_tokens else body_counts
-    hits = [ph for ph, n in _phrase_counts(tokens, counts, _SPAM).items() for _ in range(n)]
+    found = _phrase_counts(body_tokens, body_counts, _SPAM)
+    if subject_tokens:
+        found.update(_phrase_counts(subject_tokens, Counter(subject_tokens), _SPAM))
+    hits = [ph for ph, n in found.items() for _ in range(n)]
     hits.extend(sym for sym in _SPAM_SYMBOLS if sym in text)
     caps = _CAPS_WORD.findall(text)
     if len(caps) > SPAM_CAPS_ALLOWED:
