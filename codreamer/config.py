@@ -41,6 +41,11 @@ class Settings(BaseSettings):
     max_concurrent_runs: int = Field(2, validation_alias="CODREAMER_MAX_CONCURRENT_RUNS")
     max_queued_runs: int = Field(32, validation_alias="CODREAMER_MAX_QUEUED_RUNS")
     max_body_bytes: int = Field(2_000_000, validation_alias="CODREAMER_MAX_BODY_BYTES")
+    # Where runs execute: their own processes (default), or API threads (only to
+    # measure what the GIL does to API latency; see benchmarks/bench_api.py).
+    run_executor: Literal["process", "thread"] = Field(
+        "process", validation_alias="CODREAMER_RUN_EXECUTOR"
+    )
     # Retry-After (seconds) sent with a 429 when the run queue is full.
     queue_retry_after_s: int = Field(10, validation_alias="CODREAMER_QUEUE_RETRY_AFTER")
     cors_origins: str = Field(

@@ -43,8 +43,49 @@ PRELOAD = ("codreamer.api.worker", "codreamer.api.webhooks", "codreamer.loop.lea
 
 @dataclass
 class _Active:
-    process: BaseProcess
+    process: BaseProcess | _ThreadRun
     paths: RunPaths
+
+
+class _ThreadRun:
+    """A run on a thread of the API process, shaped like a Process. Only for measuring
+    what the GIL does to API latency (CODREAMER_RUN_EXECUTOR=thread); it cannot be
+    stopped on shutdown and dies with the API."""
+
+    def __init__(self, run_dir: str, settings: Settings, runner: str) -> None:
+        self.exitcode: int | None = None
+        self._thread = threading.Thread(
+            target=self._main, args=(run_dir, settings, runner), daemon=True
+        )
+
+    def _main(self, run_dir: str, settings: Settings, runner: str) -> None:
+        from pathlib import Path
+
+        from codreamer.api.worker import execute, run_lock
+
+        paths = RunPaths(Path(run_dir))
+        try:
+            with run_lock(paths) as held:
+                if held is not None:
+                    execute(paths, settings, runner)
+            self.exitcode = 0
+        except BaseException:
+            self.exitcode = 1
+            raise
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def join(self, timeout: float | None = None) -> None:
+        self._thread.join(timeout)
+
+    def is_alive(self) -> bool:
+        return self._thread.is_alive()
+
+    def terminate(self) -> None:
+        pass
+
+    kill = terminate
 
 
 class RunManager:
@@ -227,12 +268,16 @@ class RunManager:
 
     def _launch(self, run_id: str) -> None:
         paths = self.new_paths(run_id)
-        process = self._ctx.Process(
-            target=run_in_child,
-            args=(str(paths.dir), self.settings, self.runner, os.getpid()),
-            name=f"run-{run_id}",
-            daemon=True,
-        )
+        process: BaseProcess | _ThreadRun
+        if self.settings.run_executor == "thread":
+            process = _ThreadRun(str(paths.dir), self.settings, self.runner)
+        else:
+            process = self._ctx.Process(
+                target=run_in_child,
+                args=(str(paths.dir), self.settings, self.runner, os.getpid()),
+                name=f"run-{run_id}",
+                daemon=True,
+            )
         try:
             process.start()
         except Exception as exc:  # e.g. out of processes: the run fails, the API goes on
