@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from llm.openai_server import (
     OpenAIServer,
+    Reply,
     clean_env,
     codreamer_bin,
     error,
@@ -268,3 +269,20 @@ def test_learn_loop_without_an_endpoint_fails_fast_with_one_line(tmp_path):
     assert p.stderr.strip().splitlines() == [
         "policy openai needs OPENAI_BASE_URL (and OPENAI_API_KEY if required)"]
     assert not (tmp_path / "r" / "runs").exists() or not any((tmp_path / "r" / "runs").iterdir())
+
+
+def test_odd_tool_call_shapes(server, store, scenario):
+    odd = Reply(message={"role": "assistant", "content": None, "tool_calls": [
+        {"type": "function", "function": {"name": "get_relevant_context",
+                                          "arguments": {"node_id": "Customer Job"}}},
+        {"id": "c2", "type": "function", "function": {"name": "get_connected_nodes",
+                                                       "arguments": '["Customer Job"]'}},
+    ]})
+    server.push(odd)
+    traj = run(make_policy(store, server), store, scenario)
+    first = traj.messages[2]["tool_calls"]
+    assert first[0]["id"]  # a missing id is made up, so the tool answer can refer to it
+    assert json.loads(first[0]["function"]["arguments"]) == {"node_id": "Customer Job"}
+    answers = tool_msgs(traj)
+    assert json.loads(answers[0]["content"])["node_id"] == "Customer Job"  # object args ran
+    assert "must be a JSON object" in json.loads(answers[1]["content"])["error"]

@@ -239,7 +239,8 @@ class OpenAISession:
         return turn
 
     def _tool_call(self, i: int, tc: dict[str, Any]) -> ToolCall:
-        fn = tc.get("function") if isinstance(tc.get("function"), dict) else {}
+        fn_raw = tc.get("function")
+        fn: dict[str, Any] = fn_raw if isinstance(fn_raw, dict) else {}
         name = str(fn.get("name") or "")
         call_id = str(tc.get("id") or f"call_{self.turns}_{i}")
         raw = fn.get("arguments")
