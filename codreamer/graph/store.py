@@ -1,7 +1,9 @@
 """A read-only graph store on networkx, with the lookups the agent needs precomputed.
 
 The agent's hot path (thousands of rollouts a second) reads plain dicts built
-once here; networkx is used for the graph algorithms (paths, k-hop subgraphs).
+once here. The networkx DiGraph behind the graph algorithms (k-hop subgraphs,
+and whatever else a caller needs from networkx) is built on first use:
+importing networkx alone costs more than a whole learn-loop on a small graph.
 """
 
 from __future__ import annotations
@@ -11,13 +13,15 @@ import json
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
-
-import networkx as nx
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from codreamer.errors import UnknownNodeError
 from codreamer.graph.schema import Node, Verification, graph_to_json, is_product_feature
 from codreamer.models import CUSTOMER_JOB
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,10 +36,8 @@ class GraphStore:
 
     def __init__(self, nodes: Iterable[Node]) -> None:
         self.nodes: dict[str, Node] = {n.id: n for n in nodes}
-        self.graph = nx.DiGraph()
-        for n in self.nodes.values():
-            self.graph.add_node(n.id)
         self._out: dict[str, list[Neighbour]] = {}
+        self._pred: dict[str, list[str]] = {nid: [] for nid in self.nodes}
         for n in self.nodes.values():
             seen: set[str] = set()
             out: list[Neighbour] = []
@@ -45,10 +47,10 @@ class GraphStore:
                     continue
                 seen.add(e.target)
                 out.append(Neighbour(e.target, e.relationship, e.rationale))
-                self.graph.add_edge(
-                    n.id, e.target, relationship=e.relationship, rationale=e.rationale
-                )
+                self._pred[e.target].append(n.id)
             self._out[n.id] = out
+        self._edges = {(src, nb.id) for src, nbs in self._out.items() for nb in nbs}
+        self._edge_count = len(self._edges)
         self.product_features: list[str] = [i for i in self.nodes if is_product_feature(i)]
         self._hops = self._compute_hops()
 
@@ -67,7 +69,19 @@ class GraphStore:
 
     @property
     def edge_count(self) -> int:
-        return self.graph.number_of_edges()
+        return self._edge_count
+
+    @cached_property
+    def graph(self) -> nx.DiGraph:
+        """The graph as a networkx DiGraph (edges carry relationship and rationale)."""
+        import networkx as nx
+
+        g = nx.DiGraph()
+        g.add_nodes_from(self.nodes)
+        for source, nbs in self._out.items():
+            for nb in nbs:
+                g.add_edge(source, nb.id, relationship=nb.relationship, rationale=nb.rationale)
+        return g
 
     def node(self, node_id: str) -> Node:
         try:
@@ -86,6 +100,9 @@ class GraphStore:
         if node_id not in self._out:
             raise UnknownNodeError(node_id)
         return self._out[node_id]
+
+    def has_edge(self, source: str, target: str) -> bool:
+        return (source, target) in self._edges
 
     def edge(self, source: str, target: str) -> Neighbour | None:
         for nb in self._out.get(source, ()):
@@ -107,7 +124,7 @@ class GraphStore:
         # One reverse BFS from every Product Feature at once: O(V + E).
         hops: dict[str, int] = {pf: 0 for pf in self.product_features}
         queue = deque(self.product_features)
-        pred = self.graph.pred
+        pred = self._pred
         while queue:
             cur = queue.popleft()
             for p in pred[cur]:
@@ -118,6 +135,8 @@ class GraphStore:
 
     def k_hop_subgraph(self, node_id: str, k: int) -> nx.DiGraph:
         """Nodes reachable in at most k out-hops from `node_id`, with the edges among them."""
+        import networkx as nx
+
         self.node(node_id)
         return nx.ego_graph(self.graph, node_id, radius=k)
 

@@ -388,7 +388,7 @@ class RubricJudge:
         chain = [citations[0]]
         complete = is_product_feature(chain[0])
         for nxt in citations[1:]:
-            if complete or not store.graph.has_edge(chain[-1], nxt):
+            if complete or not store.has_edge(chain[-1], nxt):
                 break
             chain.append(nxt)
             if is_product_feature(nxt):
