@@ -200,15 +200,27 @@ def judge_cmd(
 
 
 @app.command("demo")
-def demo_cmd(graph: GraphOpt = None, scenario: ScenarioOpt = None) -> None:
-    """Write one email and print it with its judgement."""
-    from codreamer.agent.compose import DEFAULT_STYLE, compose_email, shortest_path
+def demo_cmd(
+    graph: GraphOpt = None,
+    scenario: ScenarioOpt = None,
+    depth: Annotated[int, typer.Option(help="Most hops the rollout may walk.")] = 5,
+    seed: Annotated[int, typer.Option(help="Random seed of the rollout.")] = 0,
+) -> None:
+    """One rollout of the (untrained) embedded agent: the email and its judgement."""
+    import numpy as np
+
+    from codreamer.agent.policies.embedded import EmbeddedPolicy
+    from codreamer.agent.rollout import RolloutEnv, rollout
+    from codreamer.agent.tools import AgentTools
+    from codreamer.agent.trajectory import TrajectoryMeta
+    from codreamer.graph.scores import NodeScores
     from codreamer.judge.rubric import RubricJudge
 
     store, sc = _load_graph_and_scenario(graph, scenario)
-    path = shortest_path(store, sc.seed_nodes[0] if sc.seed_nodes[0] in store else None)
-    email = compose_email(store, path, sc, DEFAULT_STYLE)
-    show_email_and_judgement(email, RubricJudge(store).judge(email, sc))
+    env = RolloutEnv(store, AgentTools(store, NodeScores(store.nodes)), sc, depth)
+    meta = TrajectoryMeta(trajectory_id="demo", scenario_id=sc.id, iteration=0, seed=seed)
+    traj = rollout(EmbeddedPolicy(store), env, np.random.default_rng(seed), meta)
+    show_email_and_judgement(traj.final_email, RubricJudge(store).judge(traj.final_email, sc))
 
 
 # --- learning (codreamer/loop, codreamer/train) ------------------------------
@@ -366,6 +378,17 @@ def serve_cmd(
         )
     except DashboardMissing as exc:
         raise _fail(str(exc)) from None
+
+
+@app.command("web")
+def web_cmd(
+    host: Annotated[str | None, typer.Option(help="Interface (default 127.0.0.1).")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (default 3000).")] = None,
+) -> None:
+    """Serve the dashboard alone (DESIGN §8); it talks to the API at CODREAMER_API_URL."""
+    from web.app import main as web_main
+
+    web_main(host=host, port=port)
 
 
 @webhooks_app.command("redeliver")
