@@ -1,0 +1,147 @@
+"""The run manager on real run directories and real processes (no HTTP)."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import time
+from pathlib import Path
+
+import pytest
+
+from codreamer.api.runs import RunManager
+from codreamer.api.schemas import LearnLoopRequest
+from codreamer.api.worker import is_run_alive, run_lock
+from codreamer.config import Settings
+from codreamer.errors import QueueFullError, RunNotFoundError, RunStateError
+from codreamer.graph.store import GraphStore
+from codreamer.loop.artifacts import RunPaths, new_run_id
+from codreamer.loop.config import LoopConfig
+from codreamer.loop.status import create_run, read_meta, update_meta
+from codreamer.models import Prospect, Scenario
+
+REPO = Path(__file__).resolve().parents[2]
+WEAVE = REPO.parent / "shared" / "kg" / "weave-feedback-5.json"
+
+
+def _settings(tmp_path: Path, **kw: object) -> Settings:
+    return Settings(results_dir=tmp_path / "results", data_dir=REPO / "data", **kw)  # type: ignore[arg-type]
+
+
+def _config(**kw: object) -> LoopConfig:
+    scenario = Scenario(prospect=Prospect(name="Alex Rivera", company="Acme"), goal="A call")
+    return LoopConfig(scenario=scenario, **{"iterations": 2, "group_size": 4, **kw})  # type: ignore[arg-type]
+
+
+def _new_run(settings: Settings, status: str | None = None, **kw: object) -> RunPaths:
+    paths = RunPaths.for_run(settings.runs_dir, new_run_id("api"))
+    create_run(paths, GraphStore.from_json(json.loads(WEAVE.read_text())), _config(**kw))
+    if status:
+        update_meta(paths, status=status)
+    return paths
+
+
+def _hold_lock(run_dir: str, ready: mp.Event, release: mp.Event) -> None:  # type: ignore[valid-type]
+    with run_lock(RunPaths(Path(run_dir))):
+        ready.set()
+        release.wait(30)
+
+
+def test_recovery_marks_only_runs_without_a_live_process(tmp_path: Path) -> None:
+    settings = _settings(tmp_path)
+    dead_running = _new_run(settings, "running")
+    dead_queued = _new_run(settings)
+    finished = _new_run(settings, "succeeded")
+    alive = _new_run(settings, "running")
+    ctx = mp.get_context("spawn")
+    ready, release = ctx.Event(), ctx.Event()
+    holder = ctx.Process(target=_hold_lock, args=(str(alive.dir), ready, release))
+    holder.start()
+    try:
+        assert ready.wait(30)
+        assert is_run_alive(alive) and not is_run_alive(dead_running)
+        marked = RunManager(settings).recover()
+        assert sorted(marked) == sorted([dead_running.run_id, dead_queued.run_id])
+        assert read_meta(dead_running)["status"] == "interrupted"
+        assert read_meta(dead_queued)["status"] == "interrupted"
+        assert read_meta(finished)["status"] == "succeeded"
+        assert read_meta(alive)["status"] == "running"
+    finally:
+        release.set()
+        holder.join(10)
+
+
+def test_queue_limits_cancel_and_resume(tmp_path: Path) -> None:
+    settings = _settings(tmp_path, max_concurrent_runs=1, max_queued_runs=1)
+    manager = RunManager(settings)  # not started: nothing leaves the queue
+    created: list[str] = []
+
+    def submit() -> str:
+        run_id = new_run_id("api")
+        paths = manager.new_paths(run_id)
+        store = GraphStore.from_json(json.loads(WEAVE.read_text()))
+        manager.submit(run_id, lambda: create_run(paths, store, _config()))
+        created.append(run_id)
+        return run_id
+
+    first, second = submit(), submit()
+    with pytest.raises(QueueFullError) as exc:
+        submit()
+    assert exc.value.retry_after == settings.queue_retry_after_s
+    assert len(list(settings.runs_dir.iterdir())) == 2  # the refused one wrote nothing
+
+    assert manager.queue_position(second) == 2
+    assert manager.cancel(second) == "cancelled"
+    assert read_meta(manager.paths(second))["status"] == "cancelled"
+    with pytest.raises(RunStateError):
+        manager.cancel(second)
+    with pytest.raises(RunStateError):
+        manager.resume(first)  # queued already
+    assert manager.resume(second) >= 0
+    assert read_meta(manager.paths(second))["status"] == "queued"
+    with pytest.raises(RunNotFoundError):
+        manager.paths("api-20990101-000000-abcdef")
+
+
+def test_a_started_manager_runs_queued_runs_to_the_end(tmp_path: Path) -> None:
+    settings = _settings(tmp_path, max_concurrent_runs=2)
+    manager = RunManager(settings)
+    manager.start()
+    try:
+        ids = []
+        for seed in range(3):
+            run_id = new_run_id("api")
+            paths = manager.new_paths(run_id)
+            store = GraphStore.from_json(json.loads(WEAVE.read_text()))
+            manager.submit(
+                run_id, lambda p=paths, s=store, k=seed: create_run(p, s, _config(seed=k))
+            )
+            ids.append(run_id)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            statuses = [read_meta(manager.paths(r))["status"] for r in ids]
+            if all(s == "succeeded" for s in statuses):
+                break
+            assert "failed" not in statuses
+            time.sleep(0.1)
+        else:
+            raise AssertionError(statuses)
+    finally:
+        manager.shutdown()
+
+
+def test_request_bounds_match_loop_config() -> None:
+    """The API documents LoopConfig's bounds; keep the two in step."""
+
+    def bounds(model: type, name: str) -> tuple[object, object]:
+        meta = model.model_fields[name].metadata
+        ge = next((m.ge for m in meta if hasattr(m, "ge")), None)
+        le = next((m.le for m in meta if hasattr(m, "le")), None)
+        return ge, le
+
+    from codreamer.train.config import GRPOConfig
+
+    assert bounds(LearnLoopRequest, "iterations") == bounds(LoopConfig, "iterations")
+    assert bounds(LearnLoopRequest, "depth") == bounds(LoopConfig, "depth")
+    assert bounds(LearnLoopRequest, "group_size") == bounds(GRPOConfig, "group_size")
+    assert bounds(LearnLoopRequest, "seed")[0] == bounds(GRPOConfig, "seed")[0]
