@@ -13,11 +13,20 @@ PolicyName = Literal["embedded", "openai", "art"]
 JudgeName = Literal["rubric", "llm", "ruler"]
 
 
+def _default_data_dir() -> Path:
+    beside_package = Path(__file__).resolve().parents[1] / "data"
+    return beside_package if beside_package.is_dir() else Path("data")
+
+
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_file=".env", extra="ignore", populate_by_name=True)
+    model_config = SettingsConfigDict(
+        env_file=".env", extra="ignore", populate_by_name=True, env_ignore_empty=True
+    )
 
     # Where things live.
-    data_dir: Path = Field(Path("data"), validation_alias="CODREAMER_DATA_DIR")
+    # The checkout's data/ (sample graph, scenarios, feedback) wherever the command
+    # is run from; set CODREAMER_DATA_DIR to use another.
+    data_dir: Path = Field(_default_data_dir(), validation_alias="CODREAMER_DATA_DIR")
     results_dir: Path = Field(Path("results"), validation_alias="CODREAMER_RESULTS_DIR")
 
     # Agent and judge.

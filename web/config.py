@@ -7,7 +7,9 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
 class WebSettings(BaseSettings):
-    model_config = SettingsConfigDict(env_file=".env", extra="ignore", populate_by_name=True)
+    model_config = SettingsConfigDict(
+        env_file=".env", extra="ignore", populate_by_name=True, env_ignore_empty=True
+    )
 
     # The backend API the page starts runs on. The original prototype's Next.js name is
     # accepted too so an old deployment's environment keeps working.
