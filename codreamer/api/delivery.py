@@ -174,7 +174,7 @@ def deliver(
         retry=retry_if_exception_type(_Retryable),
         before_sleep=before_sleep,
         # Sleeping on the stop event lets close() cut a backoff short.
-        sleep=lambda seconds: stop.wait(seconds) and None,
+        sleep=lambda seconds: None if stop.wait(seconds) else None,
         reraise=True,
     )
     try:

@@ -6,7 +6,7 @@ pool and the event loop stays free for SSE streams and health checks.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -48,7 +48,9 @@ def require_key(
 
 
 Mutating = [Depends(require_key)]
-ERRORS = {s: {"model": ErrorBody} for s in (401, 404, 409, 413, 422, 429)}
+ERRORS: dict[int | str, dict[str, Any]] = {
+    s: {"model": ErrorBody} for s in (401, 404, 409, 413, 422, 429)
+}
 
 router = APIRouter()
 

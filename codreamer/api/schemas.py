@@ -15,7 +15,7 @@ DEPTH = Field(None, ge=1, le=12, description="Most tool turns in one rollout (1-
 GROUP_SIZE = Field(None, ge=2, le=256, description="Rollouts per scenario per iteration (2-256).")
 SEED = Field(None, ge=0, le=2**32 - 1, description="Random seed; same inputs + seed = same run.")
 
-EXAMPLE = {
+EXAMPLE: dict[str, Any] = {
     "graph": [
         {
             "id": "Customer Job",
