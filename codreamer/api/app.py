@@ -96,8 +96,21 @@ async def _no_receive() -> Message:
     return {"type": "http.disconnect"}
 
 
+# What a one-problem error is about, so every 4xx body names its field.
+ERROR_WHERE: list[tuple[type[Exception], str]] = [
+    (ScenarioError, "scenario"),
+    (ConfigError, "policy"),
+    (InvalidRunIdError, "run_id"),
+    (RunNotFoundError, "run_id"),
+]
+
+
 def _error_body(exc: Exception) -> dict[str, Any]:
     problems = [{"where": p.where, "message": p.message} for p in getattr(exc, "problems", [])]
+    if not problems:
+        where = next((w for cls, w in ERROR_WHERE if isinstance(exc, cls)), None)
+        if where is not None:
+            problems = [{"where": where, "message": str(exc)}]
     return {"detail": str(exc), "problems": problems}
 
 

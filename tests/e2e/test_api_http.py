@@ -86,6 +86,7 @@ def test_bad_fields_are_named(api: ApiServer, body: dict, field: str) -> None:
 def test_unknown_scenario_and_broken_json(api: ApiServer) -> None:
     r = httpx.post(f"{api.url}/learn-loop", json={"scenario": "no-such-id"}, timeout=10)
     assert r.status_code == 422 and "no-such-id" in r.json()["detail"]
+    assert r.json()["problems"][0]["where"] == "scenario"
     r = httpx.post(
         f"{api.url}/learn-loop",
         content=b'{"iterations": ',
