@@ -99,7 +99,7 @@ async def _no_receive() -> Message:
 # What a one-problem error is about, so every 4xx body names its field.
 ERROR_WHERE: list[tuple[type[Exception], str]] = [
     (ScenarioError, "scenario"),
-    (ConfigError, "policy"),
+    (ConfigError, "policy/judge"),
     (InvalidRunIdError, "run_id"),
     (RunNotFoundError, "run_id"),
 ]

@@ -6,7 +6,6 @@ codreamer/errors.py and the API layer maps them to statuses.
 
 from __future__ import annotations
 
-import importlib.util
 import threading
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,7 @@ from codreamer.api.runs import RunManager
 from codreamer.api.schemas import LearnLoopRequest
 from codreamer.api.webhooks import outbox_state
 from codreamer.config import Settings
-from codreamer.errors import ConfigError, ScenarioError
+from codreamer.errors import ScenarioError
 from codreamer.graph.schema import parse_graph
 from codreamer.graph.scores import NodeScores
 from codreamer.graph.store import GraphStore
@@ -76,18 +75,13 @@ class Catalog:
 
 
 def _check_backends(config: LoopConfig, settings: Settings) -> None:
-    """Refuse, before anything is written, a policy or judge this server cannot run."""
-    needs_llm = config.policy == "openai" or config.judge == "llm"
-    if needs_llm and not (settings.openai_base_url or settings.openai_api_key):
-        raise ConfigError(
-            f"policy/judge: {config.policy}/{config.judge} needs OPENAI_BASE_URL or "
-            "OPENAI_API_KEY on the server"
-        )
-    needs_art = config.policy == "art" or config.judge == "ruler"
-    if needs_art and importlib.util.find_spec("art") is None:
-        raise ConfigError(
-            f"policy/judge: {config.policy}/{config.judge} needs the `art` extra on the server"
-        )
+    """Refuse, before anything is written, a policy or judge this server cannot run
+    (the same one-line ConfigError the CLI gives; the embedded/rubric default needs
+    nothing)."""
+    if config.policy != "embedded" or config.judge != "rubric":
+        from codreamer.preflight import check_ready
+
+        check_ready(config, settings)
 
 
 def build_config(req: LearnLoopRequest, settings: Settings, catalog: Catalog) -> LoopConfig:

@@ -49,7 +49,11 @@ class ApiServer:
         if not self.data.exists():
             shutil.copytree(REPO / "data", self.data)
         self.env = {
-            **{k: v for k, v in os.environ.items() if not k.startswith(("CODREAMER_", "FRONTEND"))},
+            **{
+                k: v
+                for k, v in os.environ.items()
+                if not k.startswith(("CODREAMER_", "FRONTEND", "OPENAI_", "ART_"))
+            },
             "CODREAMER_RESULTS_DIR": str(self.results),
             "CODREAMER_DATA_DIR": str(self.data),
             "PYTHONPATH": str(REPO),

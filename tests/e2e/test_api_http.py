@@ -72,6 +72,8 @@ def test_a_bad_graph_gets_every_problem_at_once_and_nothing_is_written(api: ApiS
         ({"graph": {"not": "a list"}}, "graph"),
         ({"iteratons": 2}, "iteratons"),
         ({"policy": "gpt"}, "policy"),
+        ({"policy": "openai"}, "policy"),  # no OPENAI_BASE_URL on this server
+        ({"judge": "llm"}, "judge"),
         ({"scenario": {"goal": "no prospect"}}, "scenario"),
     ],
 )
