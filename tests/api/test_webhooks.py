@@ -211,3 +211,42 @@ def test_parse_retry_after() -> None:
     assert parse_retry_after(None) is None
     assert parse_retry_after("soon") is None
     assert parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0
+
+
+def test_cli_redeliver_sends_what_was_not_delivered(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    runs = tmp_path / "results" / "runs"
+    paths = RunPaths(runs / RUN_ID)
+    paths.dir.mkdir(parents=True)
+    with Receiver(default=503) as down:  # the run's own deliveries all failed
+        sender = WebhookSender(paths, settings(webhook_max_attempts=2), url=down.url)
+        for ev in (payload("baseline", 0), payload("final", 1)):
+            sender.send(ev)
+        sender.close(5)
+    assert len(rows(paths, "gave_up")) == 2
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("CODREAMER_", "FRONTEND"))},
+        "CODREAMER_RESULTS_DIR": str(tmp_path / "results"),
+    }
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "codreamer.cli", "webhooks", "redeliver", *args],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    with Receiver() as rx:
+        done = cli(RUN_ID, "--url", rx.url)
+        assert done.returncode == 0, done.stderr
+        assert [r.stage for r in rx.wait_for(2)] == ["baseline", "final"]
+        again = cli(RUN_ID, "--url", rx.url)
+        assert again.returncode == 0 and "nothing to redeliver" in again.stdout
+        assert len(rx.received) == 2
+    assert cli("../../etc", "--url", "http://127.0.0.1:9/").returncode == 2
+    assert cli(RUN_ID).returncode == 2  # no FRONTEND_URL and no --url
