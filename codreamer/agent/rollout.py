@@ -126,6 +126,7 @@ def rollout(
             auto = True
         else:
             turn = session.next_turn(results)
+        messages.extend(turn.prelude)
         messages.append(_assistant_message(turn))
         logprobs.append(turn.logprob)
         decisions.extend(turn.decisions)
@@ -149,6 +150,7 @@ def rollout(
             break
     if email is None:
         turn = session.force_finalize("turns")
+        messages.extend(turn.prelude)
         messages.append(_assistant_message(turn))
         logprobs.append(turn.logprob)
         decisions.extend(turn.decisions)

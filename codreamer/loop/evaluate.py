@@ -11,6 +11,7 @@ from codreamer.agent.policies.base import Policy
 from codreamer.agent.rollout import RolloutEnv, rollout
 from codreamer.agent.tools import AgentTools
 from codreamer.agent.trajectory import TrajectoryMeta
+from codreamer.errors import CoDreamerError
 from codreamer.graph.store import GraphStore
 from codreamer.judge.base import GroupJudge
 from codreamer.models import Scenario
@@ -34,6 +35,7 @@ class EvalReport(BaseModel):
     pass_threshold: float = PASS_THRESHOLD
     criteria_means: dict[str, float] = Field(default_factory=dict)
     results: list[ScenarioResult] = Field(default_factory=list)
+    judge_failures: list[str] = Field(default_factory=list)
 
 
 def evaluate(
@@ -45,11 +47,16 @@ def evaluate(
     depth: int,
 ) -> EvalReport:
     results: list[ScenarioResult] = []
+    failures: list[str] = []
     for s in scenarios:
         meta = TrajectoryMeta(trajectory_id=f"eval-{s.id}", scenario_id=s.id, iteration=-1)
         env = RolloutEnv(store, tools, s, depth)
         traj = rollout(policy, env, np.random.default_rng(0), meta, greedy=True)
-        j = judge.score_group([traj.final_email], s)[0]
+        try:
+            j = judge.score_group([traj.final_email], s)[0]
+        except CoDreamerError as exc:  # an LLM judge failing on one scenario skips it
+            failures.append(f"{s.id}: {exc}")
+            continue
         results.append(
             ScenarioResult(
                 scenario_id=s.id,
@@ -60,7 +67,7 @@ def evaluate(
             )
         )
     if not results:
-        return EvalReport()
+        return EvalReport(judge_failures=failures)
     names = sorted({k for r in results for k in r.criteria})
     return EvalReport(
         scenarios=len(results),
@@ -70,4 +77,5 @@ def evaluate(
             n: statistics.fmean(r.criteria.get(n, 0.0) for r in results) for n in names
         },
         results=results,
+        judge_failures=failures,
     )

@@ -52,6 +52,7 @@ from codreamer.loop.evaluate import evaluate
 from codreamer.loop.events import EventListener, EventLog
 from codreamer.loop.status import update_meta
 from codreamer.models import RewardStats, Scenario, WebhookPayload, utc_now_iso
+from codreamer.tracing import init_tracing, op
 
 WebhookSink = Callable[[WebhookPayload], None]
 StopCheck = Callable[[], bool]
@@ -107,6 +108,7 @@ def run_learn_loop(
     writers of events.jsonl, such as the webhook sender.
     """
     settings = settings or get_settings()
+    init_tracing(settings)  # Weave, only when WEAVE_PROJECT is set
     remove_stale_temps(paths.dir)
     meta = read_json(paths.meta)
     events = event_log or EventLog(paths.events, on_event)
@@ -156,6 +158,7 @@ def _baseline(ctx: RunContext) -> None:
     _webhook(ctx, "baseline", 0, email)
 
 
+@op("learn_loop.iteration")
 def _iteration(ctx: RunContext, i: int) -> None:
     paths, config = ctx.paths, ctx.config
     rng = np.random.default_rng([config.seed, i])
@@ -225,9 +228,8 @@ def _generate_group(
 ) -> list[Trajectory]:
     env = ctx.env(scenario)
     policy = ctx.policy
-    out = []
-    for j in range(ctx.config.group_size):
-        meta = TrajectoryMeta(
+    metas = [
+        TrajectoryMeta(
             trajectory_id=f"i{i}-g{g}-t{j}",
             scenario_id=scenario.id,
             iteration=i,
@@ -236,8 +238,13 @@ def _generate_group(
             seed=ctx.config.seed,
             policy=policy.name,
         )
-        out.append(rollout(policy, env, rng, meta))
-    return out
+        for j in range(ctx.config.group_size)
+    ]
+    # LLM policies run a group's rollouts concurrently (bounded) when they can.
+    rollout_group = getattr(policy, "rollout_group", None)
+    if rollout_group is not None:
+        return list(rollout_group(env, rng, metas))
+    return [rollout(policy, env, rng, meta) for meta in metas]
 
 
 def _score_groups(

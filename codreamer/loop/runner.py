@@ -59,7 +59,8 @@ def run_from_cli(req: LoopRequest, *, json_out: bool) -> int:
     from codreamer.loop.progress import LoopProgress, print_summary
 
     settings = get_settings()
-    err = Console(stderr=True)
+    # soft_wrap: errors are one line each, whatever the terminal width.
+    err = Console(stderr=True, soft_wrap=True)
     try:
         if req.resume:
             paths = existing_run(settings, req.resume)
@@ -76,10 +77,12 @@ def run_from_cli(req: LoopRequest, *, json_out: bool) -> int:
             )
     except ValidationError as exc:
         e = exc.errors()[0]
-        err.print(f"[red]invalid {'.'.join(str(x) for x in e['loc'])}: {e['msg']}[/red]")
+        err.print(
+            f"invalid {'.'.join(str(x) for x in e['loc'])}: {e['msg']}", style="red", markup=False
+        )
         return 2
     except CoDreamerError as exc:
-        err.print(f"[red]{exc}[/red]")
+        err.print(str(exc), style="red", markup=False)
         return 2
 
     config = LoopConfig.model_validate(read_json(paths.meta)["config"])
@@ -106,7 +109,7 @@ def run_from_cli(req: LoopRequest, *, json_out: bool) -> int:
     else:
         print_summary(Console(), summary)
     if result.status != "succeeded":
-        err.print(f"[red]run {result.status}: {result.error or ''}[/red]")
+        err.print(f"run {result.status}: {result.error or ''}", style="red", markup=False)
         return 1
     return 0
 

@@ -133,6 +133,10 @@ def test_no_tool_call_nudges_once_then_auto_finalizes_at_the_cap(store, scenario
     assert traj.metadata.auto_finalized
     assert traj.final_email.body  # composed, not empty
     assert traj.decisions[-1].choice is None  # the composed turn is ours, not the model's
+    # the trajectory records the conversation the model saw, nudge included
+    recorded = [m for m in traj.messages if m.get("content") == NUDGE]
+    assert len(recorded) == 1 and recorded[0]["role"] == "user"
+    assert reqs[-1]["messages"] == traj.messages[: len(reqs[-1]["messages"])]
 
 
 def test_finalize_without_citations_is_filled_from_evidence(server, store, scenario):

@@ -46,6 +46,9 @@ class Turn:
     decisions: list[Any] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     info: dict[str, Any] = field(default_factory=dict)  # merged into TrajectoryMeta
+    # Messages the policy sent the model before this turn (e.g. a nudge after a
+    # reply without tool calls), recorded ahead of the assistant message.
+    prelude: list[dict[str, Any]] = field(default_factory=list)
 
 
 class PolicySession(Protocol):

@@ -204,10 +204,12 @@ class OpenAISession:
     def next_turn(self, results: list[ToolResult]) -> Turn:
         self._record_results(results)
         errors: list[str] = []
+        prelude: list[dict[str, Any]] = []
         last = self.messages[-1]
         if last["role"] == "assistant" and not last.get("tool_calls") and not self.nudged:
             # The model answered in prose: remind it once how to go on.
-            self.messages.append({"role": "user", "content": NUDGE})
+            prelude.append({"role": "user", "content": NUDGE})
+            self.messages.extend(prelude)
             self.nudged = True
             errors.append("no tool call: nudged")
         resp = self._ask()
@@ -220,6 +222,7 @@ class OpenAISession:
             logprob=resp.logprob_sum() or 0.0,
             decisions=[decision],
             errors=errors + [c.error for c in calls if c.error],
+            prelude=prelude,
         )
         final = next((c for c in calls if c.name == FINALIZE_EMAIL and c.error is None), None)
         if final is not None:
