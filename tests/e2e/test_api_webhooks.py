@@ -8,6 +8,7 @@ import json
 import shutil
 import subprocess
 import time
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -153,25 +154,33 @@ def test_500_then_200_is_retried_and_400_is_not(scripted) -> None:
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
 
 
-def test_a_hanging_receiver_does_not_slow_the_run(scripted) -> None:
-    server, rx = scripted
-    rx.hang_s = 30
-    rx.start()
-    run = server.post_run({**weave_request(), "iterations": 3, "depth": 3, "group_size": 4})
-    st = server.wait(run["run_id"], until={"succeeded", "failed"}, timeout=25)
-    assert st["status"] == "succeeded"  # long before the receiver answers anything
-    rows = server.webhook_rows(run["run_id"])
-    enqueued = [r for r in rows if r["type"] == "enqueued"]
-    attempts = [r for r in rows if r["type"] == "attempt"]
-    assert [r["stage"] for r in enqueued] == [
-        "baseline",
-        "iteration",
-        "iteration",
-        "iteration",
-        "final",
-    ]
-    assert not any(r["type"] == "delivered" for r in rows)
-    # Every event was handed over before the first attempt had even timed out (1 s):
-    # the loop never waited on the receiver.
-    if attempts:
-        assert enqueued[-1]["at"] < attempts[0]["at"]
+def _ts(at: str) -> float:
+    return datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp()
+
+
+def test_a_hanging_receiver_does_not_slow_the_run(tmp_path: Path) -> None:
+    rx = Receiver(hang_s=30).start()
+    # Each attempt may hang for up to 5 s before it times out.
+    server = ApiServer(tmp_path, {"FRONTEND_URL": rx.url, "CODREAMER_WEBHOOK_TIMEOUT": "5"})
+    try:
+        server.start()
+        run = server.post_run({**weave_request(), "iterations": 3, "depth": 3, "group_size": 4})
+        st = server.wait(run["run_id"], until={"succeeded", "failed"}, timeout=25)
+        assert st["status"] == "succeeded"  # while the receiver has not answered anything
+        deadline = time.monotonic() + 15
+        while not any(r["type"] == "attempt" for r in server.webhook_rows(run["run_id"])):
+            assert time.monotonic() < deadline, "no delivery attempt was recorded"
+            time.sleep(0.1)
+        rows = server.webhook_rows(run["run_id"])
+        enqueued = [r for r in rows if r["type"] == "enqueued"]
+        first = next(r for r in rows if r["type"] == "attempt")
+        stages = ["baseline", "iteration", "iteration", "iteration", "final"]
+        assert [r["stage"] for r in enqueued] == stages
+        assert not any(r["type"] == "delivered" for r in rows)
+        # The first attempt (baseline) hung for its full timeout; the loop handed over
+        # every later event, the final one included, before that attempt ended.
+        assert first["error"] and first["elapsed_ms"] >= 4000
+        assert _ts(enqueued[-1]["at"]) < _ts(first["at"]) + first["elapsed_ms"] / 1000
+    finally:
+        server.stop()
+        rx.stop()
