@@ -46,30 +46,38 @@ def main() -> None:
             total_s = time.perf_counter() - t1
             assert result.status == "succeeded", result.error
             # per-iteration wall time from the run's own events (step timings)
-            steps = [e for e in read_jsonl(paths.events) if e["type"] == "step_finished" and "ms" in e]
+            steps = [
+                e for e in read_jsonl(paths.events) if e["type"] == "step_finished" and "ms" in e
+            ]
             per_iter: dict[int, float] = {}
             for e in steps:
                 per_iter[e["iteration"]] = per_iter.get(e["iteration"], 0.0) + e["ms"]
-            rows.append({
-                "nodes": n,
-                "edges": store.edge_count,
-                "load_and_validate_s": round(load_s, 4),
-                "run_s": round(total_s, 4),
-                "iteration_ms_median": round(statistics.median(per_iter.values()), 2),
-                "final_reward": result.final["reward"] if result.final else None,
-            })
+            rows.append(
+                {
+                    "nodes": n,
+                    "edges": store.edge_count,
+                    "load_and_validate_s": round(load_s, 4),
+                    "run_s": round(total_s, 4),
+                    "iteration_ms_median": round(statistics.median(per_iter.values()), 2),
+                    "final_reward": result.final["reward"] if result.final else None,
+                }
+            )
     base = rows[0]
     for r in rows:
         r["nodes_ratio"] = round(r["nodes"] / base["nodes"], 1)
         r["iteration_time_ratio"] = round(r["iteration_ms_median"] / base["iteration_ms_median"], 2)
         r["run_time_ratio"] = round(r["run_s"] / base["run_s"], 2)
-    emit({
-        "benchmark": "scaling_with_graph_size",
-        "iterations": args.iterations,
-        "depth": args.depth,
-        "rows": rows,
-        "grows_no_faster_than_linear": all(r["iteration_time_ratio"] <= r["nodes_ratio"] for r in rows),
-    })
+    emit(
+        {
+            "benchmark": "scaling_with_graph_size",
+            "iterations": args.iterations,
+            "depth": args.depth,
+            "rows": rows,
+            "grows_no_faster_than_linear": all(
+                r["iteration_time_ratio"] <= r["nodes_ratio"] for r in rows
+            ),
+        }
+    )
 
 
 if __name__ == "__main__":
