@@ -223,14 +223,16 @@ class RunManager:
                 return "cancelled"
             active = run_id in self._active
         status = read_meta(paths).get("status")
-        if active or (status in LIVE_STATUSES and is_run_alive(paths)):
+        # The status decides, not the process: a finished run's process may still be
+        # draining its webhook outbox for a few seconds.
+        if status in LIVE_STATUSES and (active or is_run_alive(paths)):
             paths.cancel_request.touch()
             return "cancelling"
-        if status == "interrupted":
-            self._finish_cancelled(paths)
+        if status in LIVE_STATUSES or status == "interrupted":
+            self._finish_cancelled(paths)  # nothing executes it: cancelled at once
             return "cancelled"
         raise RunStateError(
-            f"run {run_id} is {status}; only a queued or running run can be cancelled"
+            f"run {run_id} is {status}; only a queued, running or interrupted run can be cancelled"
         )
 
     def _finish_cancelled(self, paths: RunPaths) -> None:
@@ -242,8 +244,13 @@ class RunManager:
         paths = self.paths(run_id)
         with self._cond:
             status = read_meta(paths).get("status")
-            if run_id in self._queue or run_id in self._active or is_run_alive(paths):
+            if run_id in self._queue or status in LIVE_STATUSES:
                 raise RunStateError(f"run {run_id} is already {status}")
+            if run_id in self._active or is_run_alive(paths):
+                raise RunStateError(
+                    f"run {run_id} is {status} but its process is still finishing; "
+                    "retry in a few seconds"
+                )
             if status not in RESUMABLE_STATUSES:
                 raise RunStateError(
                     f"run {run_id} is {status}; only an interrupted, failed or cancelled run "
