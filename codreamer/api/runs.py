@@ -19,6 +19,7 @@ import logging
 import multiprocessing as mp
 import os
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -38,6 +39,7 @@ log = logging.getLogger(__name__)
 LIVE_STATUSES = frozenset({"queued", "running"})
 RESUMABLE_STATUSES = frozenset({"interrupted", "failed", "cancelled"})
 REAP_INTERVAL_S = 0.1
+ORPHAN_CHECK_S = 1.0
 PRELOAD = ("codreamer.api.worker", "codreamer.api.webhooks", "codreamer.loop.learn_loop")
 
 
@@ -103,6 +105,10 @@ class RunManager:
         self._active: dict[str, _Active] = {}
         self._thread: threading.Thread | None = None
         self._closing = False
+        # Runs another process still held at start-up (an orphan of a dead API about to
+        # exit): marked interrupted as soon as their lock frees.
+        self._orphans: list[RunPaths] = []
+        self._next_orphan_check = 0.0
 
     # -- paths ---------------------------------------------------------------
     def paths(self, run_id: str) -> RunPaths:
@@ -137,10 +143,14 @@ class RunManager:
                 status = read_meta(paths).get("status")
             except Exception:  # not a run directory, or unreadable: leave it alone
                 continue
-            if status in LIVE_STATUSES and not is_run_alive(paths):
-                update_meta(paths, status="interrupted")
-                EventLog(paths.events).emit("run_interrupted", previous_status=status)
-                out.append(d.name)
+            if status not in LIVE_STATUSES:
+                continue
+            if is_run_alive(paths):
+                self._orphans.append(paths)
+                continue
+            update_meta(paths, status="interrupted")
+            EventLog(paths.events).emit("run_interrupted", previous_status=status)
+            out.append(d.name)
         if out:
             log.warning("marked %d run(s) interrupted: %s", len(out), ", ".join(out))
         return out
@@ -269,9 +279,22 @@ class RunManager:
                 if self._closing:
                     return
                 self._reap()
+                self._check_orphans()
                 while self._queue and len(self._active) < self.settings.max_concurrent_runs:
                     self._launch(self._queue.popleft())
                 self._cond.wait(REAP_INTERVAL_S)
+
+    def _check_orphans(self) -> None:
+        now = time.monotonic()
+        if not self._orphans or now < self._next_orphan_check:
+            return
+        self._next_orphan_check = now + ORPHAN_CHECK_S
+        for paths in list(self._orphans):
+            if paths.run_id in self._active or is_run_alive(paths):
+                continue
+            self._orphans.remove(paths)
+            if paths.run_id not in self._queue:
+                self._mark_interrupted(paths, "running")
 
     def _launch(self, run_id: str) -> None:
         paths = self.new_paths(run_id)

@@ -60,12 +60,21 @@ def test_recovery_marks_only_runs_without_a_live_process(tmp_path: Path) -> None
     try:
         assert ready.wait(30)
         assert is_run_alive(alive) and not is_run_alive(dead_running)
-        marked = RunManager(settings).recover()
+        manager = RunManager(settings)
+        marked = manager.start()
         assert sorted(marked) == sorted([dead_running.run_id, dead_queued.run_id])
         assert read_meta(dead_running)["status"] == "interrupted"
         assert read_meta(dead_queued)["status"] == "interrupted"
         assert read_meta(finished)["status"] == "succeeded"
         assert read_meta(alive)["status"] == "running"
+        # The other process ends without finishing the run: interrupted once it is gone.
+        release.set()
+        holder.join(10)
+        deadline = time.monotonic() + 10
+        while read_meta(alive)["status"] != "interrupted":
+            assert time.monotonic() < deadline, "an orphan's run was never marked"
+            time.sleep(0.1)
+        manager.shutdown()
     finally:
         release.set()
         holder.join(10)
