@@ -52,15 +52,11 @@ def build_config(req: LoopRequest, settings: Settings) -> tuple[Any, LoopConfig]
 
 def run_from_cli(req: LoopRequest, *, json_out: bool) -> int:
     from pydantic import ValidationError
-    from rich.console import Console
 
     from codreamer.loop.learn_loop import last_complete_iteration, run_learn_loop
     from codreamer.loop.local import existing_run, new_local_run
-    from codreamer.loop.progress import LoopProgress, print_summary
 
     settings = get_settings()
-    # soft_wrap: errors are one line each, whatever the terminal width.
-    err = Console(stderr=True, soft_wrap=True)
     try:
         if req.resume:
             paths = existing_run(settings, req.resume)
@@ -77,12 +73,10 @@ def run_from_cli(req: LoopRequest, *, json_out: bool) -> int:
             )
     except ValidationError as exc:
         e = exc.errors()[0]
-        err.print(
-            f"invalid {'.'.join(str(x) for x in e['loc'])}: {e['msg']}", style="red", markup=False
-        )
+        _error_line(f"invalid {'.'.join(str(x) for x in e['loc'])}: {e['msg']}")
         return 2
     except CoDreamerError as exc:
-        err.print(str(exc), style="red", markup=False)
+        _error_line(str(exc))
         return 2
 
     config = LoopConfig.model_validate(read_json(paths.meta)["config"])
@@ -91,8 +85,12 @@ def run_from_cli(req: LoopRequest, *, json_out: bool) -> int:
     show_bars = not json_out and sys.stderr.isatty()
     try:
         if show_bars:
+            from rich.console import Console  # Rich only when a person watches
+
+            from codreamer.loop.progress import LoopProgress
+
             start = max(0, last_complete_iteration(paths, config.iterations))
-            with LoopProgress(err, config.iterations, start) as bars:
+            with LoopProgress(Console(stderr=True), config.iterations, start) as bars:
                 events.listener = bars
                 result = run_learn_loop(
                     paths, on_webhook=sender, settings=settings, event_log=events
@@ -107,11 +105,23 @@ def run_from_cli(req: LoopRequest, *, json_out: bool) -> int:
     if json_out:
         print(json.dumps(summary, ensure_ascii=False))
     else:
+        from rich.console import Console
+
+        from codreamer.loop.progress import print_summary
+
         print_summary(Console(), summary)
     if result.status != "succeeded":
-        err.print(f"run {result.status}: {result.error or ''}", style="red", markup=False)
+        _error_line(f"run {result.status}: {result.error or ''}")
         return 1
     return 0
+
+
+def _error_line(message: str) -> None:
+    """One line on stderr, never wrapped (scripts and tests read it whole)."""
+    line = " ".join(message.split())
+    if sys.stderr.isatty():
+        line = f"\x1b[31m{line}\x1b[0m"
+    print(line, file=sys.stderr)
 
 
 def _check_policy_ready(config: LoopConfig, settings: Settings) -> None:
