@@ -290,6 +290,21 @@ class RubricJudge:
         return info
 
     # -- the judgement -------------------------------------------------------
+    def ceiling(self, citations: list[str]) -> float:
+        """An upper bound on the total of *any* email with these citations.
+
+        A chain that does not reach a Product Feature scores at most
+        CHAIN_INCOMPLETE_MAX on argument_chain, and every other criterion at
+        most 1, so the total cannot pass this. The oracle uses it to skip
+        judging walks that cannot beat the best found; keep it a true bound.
+        """
+        if self.store is None or not citations:
+            return 1.0
+        if any(is_product_feature(c) for c in citations):
+            return 1.0
+        wsum = sum(self._w.values()) or 1.0
+        return 1.0 - self._w["argument_chain"] * (1.0 - CHAIN_INCOMPLETE_MAX) / wsum
+
     def judge(self, email: FinalEmail, scenario: Scenario) -> Judgement:
         subject = email.subject or ""
         body = email.body or ""

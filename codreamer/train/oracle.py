@@ -34,7 +34,7 @@ class OracleResult:
     path: list[str]
     style: EmailStyle
     walks: int
-    emails_judged: int
+    emails_judged: int  # fewer than walks x styles when the bound pruned some
 
 
 def count_walks(store: GraphStore, seed: str, depth: int, limit: int) -> int:
@@ -87,7 +87,13 @@ def oracle(
     judge = judge or RubricJudge(store)
     best: OracleResult | None = None
     judged = 0
-    for path in walks(store, seed, depth):
+    # Walks that reach a Product Feature first: they set a high bar early, and
+    # a walk whose ceiling (the judge's bound for its citations) cannot beat
+    # the bar is skipped without judging. Exact: nothing skipped could win.
+    ordered = sorted(walks(store, seed, depth), key=lambda w: -judge.ceiling(w))
+    for path in ordered:
+        if best is not None and judge.ceiling(path) <= best.reward:
+            continue
         for style in STYLES:
             email = compose_email(store, path, scenario, style)
             j = judge.judge(email, scenario)

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from codreamer.agent.compose import compose_email
 from codreamer.errors import OracleTooLargeError
 from codreamer.graph.store import GraphStore
 from codreamer.judge.rubric import RubricJudge
@@ -18,12 +19,31 @@ def test_oracle_is_the_maximum_over_the_action_space(shared_kg: Path) -> None:
     store = GraphStore.from_json(json.loads((shared_kg / "weave-feedback-5.json").read_text()))
     scenario = load_scenarios(REPO / "data" / "scenarios.json")[0]
     best = oracle(store, scenario, depth=5)
-    # the straight graph: 5 walks (0..4 hops) x every style
-    assert best.walks == 5 and best.emails_judged == 5 * len(STYLES)
+    judge = RubricJudge(store)
+    brute = max(
+        judge.judge(compose_email(store, w, scenario, st), scenario).total
+        for w in walks(store, "Customer Job", 5)
+        for st in STYLES
+    )
+    assert best.reward == brute  # pruning never changes the answer
+    assert best.walks == 5 and best.emails_judged < 5 * len(STYLES)  # ...but skips work
     assert best.path[0] == "Customer Job" and best.path[-1] == "Product Feature"
     assert best.reward == pytest.approx(RubricJudge(store).judge(best.email, scenario).total)
     # a shallower depth cannot reach the product, so the ceiling drops
     assert oracle(store, scenario, depth=2).reward < best.reward
+
+
+def test_pruned_oracle_equals_brute_force_on_the_bigger_graphs(shared_kg: Path) -> None:
+    scenario = load_scenarios(REPO / "data" / "scenarios.json")[1]
+    for path in (shared_kg / "synthetic-data-16.json", REPO / "data" / "graph.json"):
+        store = GraphStore.from_json(json.loads(path.read_text()))
+        judge = RubricJudge(store)
+        brute = max(
+            judge.judge(compose_email(store, w, scenario, st), scenario).total
+            for w in walks(store, "Customer Job", 4)
+            for st in STYLES
+        )
+        assert oracle(store, scenario, depth=4).reward == brute
 
 
 def test_walks_stop_at_product_feature(shared_kg: Path) -> None:
