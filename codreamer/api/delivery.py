@@ -14,7 +14,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from typing import Any
 
 import httpx
@@ -30,6 +29,7 @@ from tenacity import (
 
 from codreamer.config import Settings
 from codreamer.models import WebhookPayload
+from codreamer.retry_after import parse_retry_after
 
 
 def now_iso() -> str:
@@ -68,24 +68,6 @@ def build_headers(webhook_id: str, stage: str, body: str, signer: Any | None) ->
 def encode_payload(payload: WebhookPayload | dict[str, Any]) -> str:
     data = payload.model_dump(mode="json") if isinstance(payload, WebhookPayload) else payload
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-
-
-def parse_retry_after(value: str | None) -> float | None:
-    """Retry-After as delta-seconds or an HTTP date; None when absent or unreadable."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
 class _Retryable(Exception):

@@ -12,16 +12,14 @@ from __future__ import annotations
 
 import json
 import random
-import time
 from dataclasses import dataclass
-from datetime import UTC
-from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
 
 import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
 
 from codreamer.errors import LLMError
+from codreamer.retry_after import parse_retry_after
 from codreamer.tracing import op
 
 if TYPE_CHECKING:
@@ -77,25 +75,6 @@ class ChatResponse:
         vals = [t.get("logprob") for t in tokens if isinstance(t, dict)]
         nums = [float(v) for v in vals if isinstance(v, (int, float))]
         return float(sum(nums)) if nums else None
-
-
-def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
-    """Retry-After as seconds: delta-seconds or an HTTP date; None when absent/garbled."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    ref = now if now is not None else time.time()
-    return max(0.0, when.timestamp() - ref)
 
 
 class ChatClient:
@@ -158,9 +137,7 @@ class ChatClient:
         except _Retryable as exc:
             raise LLMError(f"{self.url}: {exc} after {self.max_retries + 1} attempts") from None
         except httpx.TimeoutException:
-            raise LLMError(
-                f"{self.url}: timed out after {self.max_retries + 1} attempts"
-            ) from None
+            raise LLMError(f"{self.url}: timed out after {self.max_retries + 1} attempts") from None
         except httpx.TransportError as exc:
             raise LLMError(
                 f"{self.url}: {type(exc).__name__}: {exc} after {self.max_retries + 1} attempts"

@@ -11,11 +11,11 @@ import pytest
 from standardwebhooks.webhooks import Webhook
 from webhook_receiver import Receiver
 
-from codreamer.api.delivery import parse_retry_after
 from codreamer.api.webhooks import WebhookSender, outbox_state, redeliver
 from codreamer.config import Settings
 from codreamer.loop.artifacts import RunPaths, read_jsonl
 from codreamer.models import FinalEmail, WebhookPayload
+from codreamer.retry_after import parse_retry_after
 
 RUN_ID = "api-20250101-120000-abcdef"
 

@@ -8,7 +8,8 @@ import pytest
 from openai_server import OpenAIServer, Reply, error, text
 
 from codreamer.errors import LLMError
-from codreamer.llm.client import ChatClient, parse_retry_after
+from codreamer.llm.client import ChatClient
+from codreamer.retry_after import parse_retry_after
 
 MSGS = [{"role": "user", "content": "hi"}]
 
