@@ -145,7 +145,14 @@ function onState(next) {
   const before = ui.state;
   if (before && next.version === before.version) return;
   ui.state = next;
-  if (next.active_run_id && next.active_run_id !== before.active_run_id) watchRun(next.active_run_id);
+  const latest = next.latest;
+  const finished = latest && latest.stage === 'final' && latest.run_id === next.active_run_id
+    && ui.run && ACTIVE.has(ui.run.status);
+  // A new run, or the final webhook of the watched one: refresh its status now
+  // rather than at the next poll, so the page never shows "queued" beside a result.
+  if (next.active_run_id && (next.active_run_id !== before.active_run_id || finished)) {
+    watchRun(next.active_run_id);
+  }
   render();
 }
 
@@ -259,6 +266,8 @@ async function readGraphFile(input) {
 function describeError(r) {
   const d = r.data && r.data.detail;
   if (Array.isArray(d)) return d.map((e) => `${(e.loc || []).join('.')}: ${e.msg}`).join('\n');
+  const problems = r.data && Array.isArray(r.data.problems) ? r.data.problems : [];
+  if (problems.length) return problems.map((p) => `${p.where}: ${p.message}`).join('\n');
   if (typeof d === 'string') return d;
   if (r.status === 503) return 'The backend cannot be reached.';
   return `The backend answered ${r.status}.`;
