@@ -91,6 +91,9 @@ class RunStatus(BaseModel):
     progress: dict[str, Any] = Field(default_factory=dict)
     metrics: dict[str, Any] = Field(default_factory=dict)
     latest_email: dict[str, Any] | None = None
+    eval: dict[str, Any] | None = Field(
+        None, description="Step 5's EvalReport on held-out scenarios, once the run has one."
+    )
     error: str | None = None
     queue_position: int | None = None
     webhooks: WebhookSummary = Field(default_factory=WebhookSummary)

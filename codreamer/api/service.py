@@ -85,12 +85,15 @@ def _check_backends(config: LoopConfig, settings: Settings) -> None:
 
 
 def build_config(req: LearnLoopRequest, settings: Settings, catalog: Catalog) -> LoopConfig:
+    scenario = catalog.scenario(req.scenario)
     values: dict[str, Any] = {
         "iterations": req.iterations if req.iterations is not None else settings.num_iters,
         "depth": req.depth if req.depth is not None else settings.depth,
-        "scenario": catalog.scenario(req.scenario),
+        "scenario": scenario,
         "policy": req.policy or settings.policy,
         "judge": req.judge or settings.judge,
+        # Step 5 at the end of the run: the other known scenarios, held out.
+        "eval_scenarios": [s for s in catalog.scenarios() if s.id != scenario.id],
     }
     if req.group_size is not None:
         values["group_size"] = req.group_size

@@ -67,6 +67,8 @@ def test_appendix_curl_examples_lead_to_signed_staged_webhooks(
         for answer in (full, defaults):
             st = server.wait(answer["run_id"])
             assert st["status"] == "succeeded", st
+            # step 5 ran on the held-out scenarios (the other two of data/scenarios.json)
+            assert st["eval"]["scenarios"] == 2 and 0.0 <= st["eval"]["mean_reward"] <= 1.0
         receiver.wait_for(8)
         expected = [("baseline", 0), ("iteration", 1), ("iteration", 2), ("final", 2)]
         assert _stages(receiver, full["run_id"]) == expected
