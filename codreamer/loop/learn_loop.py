@@ -17,77 +17,47 @@ goes on; every random draw of iteration i comes from a generator seeded by
 
 from __future__ import annotations
 
-import json
-import statistics
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from codreamer.agent.policies.base import Policy
-from codreamer.agent.policies.factory import make_policy
-from codreamer.agent.rollout import RolloutEnv, rollout
-from codreamer.agent.tools import AgentTools
+from codreamer.agent.rollout import rollout
 from codreamer.agent.trajectory import Trajectory, TrajectoryMeta
 from codreamer.config import Settings, get_settings
 from codreamer.errors import CoDreamerError, JudgeError, RunCancelled
-from codreamer.graph.schema import parse_graph
-from codreamer.graph.scores import NodeScores
-from codreamer.graph.store import GraphStore
-from codreamer.judge.base import GroupJudge, make_judge
-from codreamer.judge.feedback import FeedbackEvent, FeedbackIndex
 from codreamer.loop.artifacts import (
     RunPaths,
     atomic_write_json,
     atomic_write_jsonl,
-    iter_jsonl,
     read_json,
     remove_stale_temps,
 )
-from codreamer.loop.config import LoopConfig
+from codreamer.loop.context import (
+    RunContext,
+    StopCheck,
+    WebhookSink,
+    build_context,
+    last_complete_iteration,
+    restore_checkpoint,
+    write_checkpoint,
+)
 from codreamer.loop.evaluate import evaluate
 from codreamer.loop.events import EventListener, EventLog
+from codreamer.loop.records import (
+    RunResult,
+    groups_json,
+    per_traj_rows,
+    reward_stats,
+    run_result,
+)
 from codreamer.loop.status import update_meta
-from codreamer.models import RewardStats, Scenario, WebhookPayload, utc_now_iso
+from codreamer.models import Scenario, WebhookPayload, utc_now_iso
 from codreamer.tracing import init_tracing, op
 
-WebhookSink = Callable[[WebhookPayload], None]
-StopCheck = Callable[[], bool]
+__all__ = ["STEPS", "RunResult", "last_complete_iteration", "run_learn_loop"]
 
 STEPS = ("generate", "score", "grpo", "kg_weights", "email")
-
-
-@dataclass
-class RunResult:
-    run_id: str
-    status: str
-    results_path: Path
-    iterations: list[dict[str, Any]] = field(default_factory=list)
-    final: dict[str, Any] | None = None
-    error: str | None = None
-
-
-@dataclass
-class RunContext:
-    """Everything one run works with. Built fresh per run: nothing is shared."""
-
-    paths: RunPaths
-    config: LoopConfig
-    store: GraphStore
-    scores: NodeScores
-    tools: AgentTools
-    policy: Policy
-    judge: GroupJudge
-    feedback: FeedbackIndex
-    events: EventLog
-    on_webhook: WebhookSink | None
-    should_stop: StopCheck
-
-    def env(self, scenario: Scenario) -> RolloutEnv:
-        return RolloutEnv(self.store, self.tools, scenario, self.config.depth)
 
 
 # --- the loop ----------------------------------------------------------------
@@ -113,7 +83,7 @@ def run_learn_loop(
     meta = read_json(paths.meta)
     events = event_log or EventLog(paths.events, on_event)
     try:
-        ctx = _build_context(paths, meta, events, on_webhook, should_stop, settings)
+        ctx = build_context(paths, meta, events, on_webhook, should_stop, settings)
     except Exception as exc:
         return _fail(paths, events, exc)
 
@@ -133,7 +103,7 @@ def run_learn_loop(
             _baseline(ctx)
             done = 0
         else:
-            _restore(ctx, done)
+            restore_checkpoint(ctx, done)
         for i in range(done + 1, config.iterations + 1):
             _check_stop(ctx)
             _iteration(ctx, i)
@@ -141,17 +111,17 @@ def run_learn_loop(
     except RunCancelled:
         update_meta(paths, status="cancelled", finished_at=utc_now_iso())
         events.emit("run_cancelled")
-        return _result(paths, "cancelled")
+        return run_result(paths, "cancelled")
     except Exception as exc:
         return _fail(paths, events, exc)
     update_meta(paths, status="succeeded", finished_at=utc_now_iso())
     events.emit("run_finished")
-    return _result(paths, "succeeded")
+    return run_result(paths, "succeeded")
 
 
 def _baseline(ctx: RunContext) -> None:
     ctx.events.emit("iteration_started", iteration=0, stage="baseline")
-    _write_checkpoint(ctx, 0, train_stats={})
+    write_checkpoint(ctx, 0, train_stats={})
     email = _greedy_email(ctx, 0)
     _progress(ctx, 0, "email", done=True, metrics={"iteration": 0, **email["metrics"]})
     ctx.events.emit("iteration_finished", iteration=0, reward=email["reward"])
@@ -168,16 +138,16 @@ def _iteration(ctx: RunContext, i: int) -> None:
     _step(ctx, i, "generate")
     scenarios = [config.scenario]
     groups = [_generate_group(ctx, i, g, s, rng) for g, s in enumerate(scenarios)]
-    atomic_write_jsonl(paths.step1_groups(i), _groups_json(groups, scenarios))
+    atomic_write_jsonl(paths.step1_groups(i), groups_json(groups, scenarios))
     _step_done(ctx, i, "generate", rollouts=sum(len(g) for g in groups))
 
     # Step 2: score with the judge, mixed with feedback.
     _check_stop(ctx)
     _step(ctx, i, "score")
     judged, failures = _score_groups(ctx, groups, scenarios)
-    stats = _reward_stats([t for g in judged for t in g])
-    atomic_write_jsonl(paths.step2_groups(i), _groups_json(judged, scenarios))
-    atomic_write_jsonl(paths.rewards_per_traj(i), _per_traj_rows(judged))
+    stats = reward_stats([t for g in judged for t in g])
+    atomic_write_jsonl(paths.step2_groups(i), groups_json(judged, scenarios))
+    atomic_write_jsonl(paths.rewards_per_traj(i), per_traj_rows(judged))
     metrics = {**stats.model_dump(), "judge_failures": failures}
     atomic_write_json(paths.rewards_metrics(i), metrics)
     _step_done(ctx, i, "score", **stats.model_dump())
@@ -193,7 +163,7 @@ def _iteration(ctx: RunContext, i: int) -> None:
     _step(ctx, i, "kg_weights")
     ctx.scores.update(_better_half(judged), step=config.node_step)
     ctx.tools.invalidate()
-    _write_checkpoint(ctx, i, train_stats)
+    write_checkpoint(ctx, i, train_stats)
     _step_done(ctx, i, "kg_weights")
 
     # The iteration's email, greedy with the updated policy; written last.
@@ -331,28 +301,6 @@ def _greedy_email(
     return record
 
 
-def _write_checkpoint(ctx: RunContext, i: int, train_stats: dict[str, float]) -> None:
-    atomic_write_json(
-        ctx.paths.policy(i), {"iteration": i, "train": train_stats, **ctx.policy.state_dict()}
-    )
-    atomic_write_json(ctx.paths.node_scores(i), ctx.scores.snapshot())
-
-
-def _restore(ctx: RunContext, done: int) -> None:
-    state = read_json(ctx.paths.policy(done))
-    ctx.policy.load_state_dict(state)
-    ctx.scores = NodeScores(ctx.store.nodes, read_json(ctx.paths.node_scores(done)))
-    ctx.tools = AgentTools(ctx.store, ctx.scores)
-
-
-def last_complete_iteration(paths: RunPaths, iterations: int) -> int:
-    """The highest k whose checkpoint and email all exist; -1 when none does."""
-    for k in range(iterations, -1, -1):
-        if paths.email(k).exists() and paths.policy(k).exists() and paths.node_scores(k).exists():
-            return k
-    return -1
-
-
 def _webhook(ctx: RunContext, stage: str, i: int, email: dict[str, Any]) -> None:
     if ctx.on_webhook is None:
         return
@@ -374,38 +322,6 @@ def _webhook(ctx: RunContext, stage: str, i: int, email: dict[str, Any]) -> None
         ctx.events.emit("webhook_failed", stage=stage, iteration=i, error=str(exc))
 
 
-def _build_context(
-    paths: RunPaths,
-    meta: dict[str, Any],
-    events: EventLog,
-    on_webhook: WebhookSink | None,
-    should_stop: StopCheck | None,
-    settings: Settings,
-) -> RunContext:
-    config = LoopConfig.model_validate(meta["config"])
-    store = GraphStore(parse_graph(read_json(paths.graph)))
-    scores = NodeScores(store.nodes)
-    feedback_path = meta.get("feedback_path")
-    feedback = (
-        FeedbackIndex(FeedbackEvent.model_validate(row) for row in iter_jsonl(Path(feedback_path)))
-        if feedback_path
-        else FeedbackIndex()
-    )
-    return RunContext(
-        paths=paths,
-        config=config,
-        store=store,
-        scores=scores,
-        tools=AgentTools(store, scores),
-        policy=make_policy(config, store, settings),
-        judge=make_judge(config.judge, store, settings),
-        feedback=feedback,
-        events=events,
-        on_webhook=on_webhook,
-        should_stop=should_stop or (lambda: False),
-    )
-
-
 # --- bookkeeping ----------------------------------------------------------------
 
 
@@ -415,13 +331,13 @@ def _check_stop(ctx: RunContext) -> None:
 
 
 def _step(ctx: RunContext, i: int, step: str) -> None:
-    ctx._t0 = time.perf_counter()  # type: ignore[attr-defined]
+    ctx.step_started_at = time.perf_counter()
     ctx.events.emit("step_started", iteration=i, step=step)
     _progress(ctx, i, step)
 
 
 def _step_done(ctx: RunContext, i: int, step: str, **data: Any) -> None:
-    ms = round((time.perf_counter() - getattr(ctx, "_t0", time.perf_counter())) * 1000, 2)
+    ms = round((time.perf_counter() - ctx.step_started_at) * 1000, 2)
     ctx.events.emit("step_finished", iteration=i, step=step, ms=ms, **data)
 
 
@@ -443,65 +359,10 @@ def _progress(
     update_meta(ctx.paths, **changes)
 
 
-def _reward_stats(trajs: list[Trajectory]) -> RewardStats:
-    rs = [float(t.reward) for t in trajs if t.reward is not None]
-    if not rs:
-        return RewardStats()
-    return RewardStats(
-        n=len(rs),
-        mean=statistics.fmean(rs),
-        median=statistics.median(rs),
-        min=min(rs),
-        max=max(rs),
-        std=statistics.pstdev(rs),
-    )
-
-
-def _groups_json(groups: list[list[Trajectory]], scenarios: list[Scenario]) -> list[dict[str, Any]]:
-    return [
-        {
-            "group": g,
-            "scenario_id": group[0].metadata.scenario_id if group else None,
-            "trajectories": [json.loads(t.model_dump_json()) for t in group],
-        }
-        for g, group in enumerate(groups)
-    ]
-
-
-def _per_traj_rows(groups: list[list[Trajectory]]) -> list[dict[str, Any]]:
-    return [
-        {
-            "trajectory_id": t.id,
-            "group": t.metadata.group,
-            "reward": t.reward,
-            "components": t.reward_components,
-            "criteria": {k: c.score for k, c in t.judgement.criteria.items()}
-            if t.judgement
-            else {},
-            "citations": t.final_email.citations,
-        }
-        for g in groups
-        for t in g
-    ]
-
-
 def _fail(paths: RunPaths, events: EventLog, exc: BaseException) -> RunResult:
     message = f"{type(exc).__name__}: {exc}"
     try:
         update_meta(paths, status="failed", finished_at=utc_now_iso(), error=message)
     finally:
         events.emit("run_failed", error=message)
-    return _result(paths, "failed", error=message)
-
-
-def _result(paths: RunPaths, status: str, error: str | None = None) -> RunResult:
-    meta = read_json(paths.meta)
-    final = read_json(paths.final_email) if paths.final_email.exists() else None
-    return RunResult(
-        run_id=paths.run_id,
-        status=status,
-        results_path=paths.dir,
-        iterations=meta.get("metrics", {}).get("iterations", []),
-        final=final,
-        error=error,
-    )
+    return run_result(paths, "failed", error=message)

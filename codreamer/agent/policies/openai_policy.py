@@ -253,14 +253,29 @@ class OpenAISession:
         try:
             args = json.loads(raw_s) if raw_s.strip() else {}
         except json.JSONDecodeError as exc:
-            return ToolCall(call_id, name, {}, raw_arguments=raw_s,
-                            error=f"malformed JSON arguments for {name or 'tool'}: {exc.msg}")
+            return ToolCall(
+                call_id,
+                name,
+                {},
+                raw_arguments=raw_s,
+                error=f"malformed JSON arguments for {name or 'tool'}: {exc.msg}",
+            )
         if not isinstance(args, dict):
-            return ToolCall(call_id, name, {}, raw_arguments=raw_s,
-                            error=f"arguments for {name or 'tool'} must be a JSON object")
+            return ToolCall(
+                call_id,
+                name,
+                {},
+                raw_arguments=raw_s,
+                error=f"arguments for {name or 'tool'} must be a JSON object",
+            )
         if name == FINALIZE_EMAIL and not str(args.get("body") or "").strip():
-            return ToolCall(call_id, name, args, raw_arguments=raw_s,
-                            error="finalize_email needs a non-empty body")
+            return ToolCall(
+                call_id,
+                name,
+                args,
+                raw_arguments=raw_s,
+                error="finalize_email needs a non-empty body",
+            )
         # raw_arguments keeps the exact text the model sent, for the trajectory.
         return ToolCall(call_id, name, args, raw_arguments=raw_s)
 

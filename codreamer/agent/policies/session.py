@@ -1,0 +1,154 @@
+"""One rollout of the embedded policy: walk the graph, then choose a style and compose."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from codreamer.agent.compose import EmailStyle
+from codreamer.agent.policies.base import ToolCall, ToolResult, Turn
+from codreamer.agent.policies.features import (
+    EMAIL_CACHE_SIZE,
+    NODE_FEATURES,
+    STYLE_HEADS,
+    Decision,
+)
+from codreamer.agent.rollout import RolloutEnv
+from codreamer.agent.tools import FINALIZE_EMAIL, GET_CONNECTED_NODES, GET_RELEVANT_CONTEXT
+from codreamer.graph.schema import is_product_feature
+
+if TYPE_CHECKING:
+    from codreamer.agent.policies.embedded import EmbeddedPolicy
+
+# Tool-call argument JSON by (tool, node, via): the same few calls recur in
+# every rollout, so each is serialised once.
+_ARGS_JSON: dict[tuple[Any, ...], str] = {}
+
+
+class EmbeddedSession:
+    """One rollout of the embedded policy: walk, then choose a style and compose."""
+
+    def __init__(
+        self, policy: EmbeddedPolicy, env: RolloutEnv, rng: np.random.Generator, greedy: bool
+    ) -> None:
+        self.p = policy
+        self.env = env
+        self.rng = rng
+        self.greedy = greedy
+        self.features = policy.scenario_features(env.scenario)
+        self.path: list[str] = []
+        self.turn = 0
+
+    def _call(self, name: str, **arguments: Any) -> ToolCall:
+        key = (name, *arguments.values())
+        raw = _ARGS_JSON.get(key)
+        if raw is None:
+            if len(_ARGS_JSON) >= EMAIL_CACHE_SIZE:
+                _ARGS_JSON.clear()
+            raw = _ARGS_JSON[key] = json.dumps(arguments, ensure_ascii=False)
+        return ToolCall(
+            id=f"call_{self.turn}_{name}", name=name, arguments=arguments, raw_arguments=raw
+        )
+
+    def _explore(self, node: str, via: str | None) -> Turn:
+        self.path.append(node)
+        args: dict[str, Any] = {"node_id": node}
+        if via is not None:
+            args["via"] = via
+        calls = [
+            self._call(GET_RELEVANT_CONTEXT, **args),
+            self._call(GET_CONNECTED_NODES, node_id=node),
+        ]
+        self.turn += 1
+        return Turn(tool_calls=calls)
+
+    def next_turn(self, results: list[ToolResult]) -> Turn:
+        if not self.path:
+            return self._explore(self.env.seed_node, None)
+        cur = self.path[-1]
+        if is_product_feature(cur):
+            # The argument's destination: arriving at the product, the agent writes.
+            return self._finalize(decisions=[])
+        neighbours: list[str] = []
+        for r in results:
+            if r.call.name == GET_CONNECTED_NODES and r.ok:
+                neighbours = r.content
+        visited = set(self.path)
+        cands = [n for n in neighbours if n not in visited]
+        if not cands:
+            return self._finalize(decisions=[])
+        d = self._node_decision(cur, cands)
+        self.p.choose(d, self.rng, self.greedy)
+        if d.chosen == len(cands):  # FINISH
+            t = self._finalize(decisions=[d])
+            return t
+        t = self._explore(cands[d.chosen], cur)
+        t.logprob = d.logprob
+        t.decisions = [d]
+        return t
+
+    def _node_decision(self, cur: str, cands: list[str]) -> Decision:
+        sf = self.features
+        scores = self.env.tools.scores
+        hops_taken = len(self.path) - 1
+        key = (cur, tuple(cands), hops_taken, self.env.depth, scores.version, id(scores))
+        hit = sf.decisions.get(key)
+        if hit is not None:
+            cand, x, psi = hit
+            return Decision("node", -1, 0.0, key=key, cand=cand, x=x, psi=psi)
+        cur_static = sf.static(cur)
+        x = np.empty((len(cands), len(NODE_FEATURES)))
+        for i, c in enumerate(cands):
+            row = sf.static(c)
+            x[i] = row
+            x[i, 0] = scores.get(c)
+            # progress: hops gained toward a Product Feature (+1 good, <=0 not), in [-1, 1]
+            if row[4] and cur_static[4]:
+                x[i, 2] = max(-1.0, min(1.0, row[2] - cur_static[2]))
+            else:
+                x[i, 2] = -1.0 if not row[4] else 1.0
+        psi = np.array(
+            [
+                1.0,
+                1.0 if is_product_feature(cur) else 0.0,
+                hops_taken / max(1, self.env.depth),
+                cur_static[4],
+            ]
+        )
+        idx = self.p.index
+        cand = np.fromiter((idx[c] for c in cands), dtype=np.intp, count=len(cands))
+        if len(sf.decisions) >= EMAIL_CACHE_SIZE:
+            sf.decisions.clear()
+        sf.decisions[key] = (cand, x, psi)
+        return Decision("node", -1, 0.0, key=key, cand=cand, x=x, psi=psi)
+
+    def _finalize(self, decisions: list[Decision]) -> Turn:
+        choice: dict[str, int] = {}
+        lp = sum(d.logprob for d in decisions)
+        for head, _n in STYLE_HEADS:
+            d = Decision(head=head, chosen=-1, logprob=0.0, key=head)
+            self.p.choose(d, self.rng, self.greedy)
+            choice[head] = d.chosen
+            decisions.append(d)
+            lp += d.logprob
+        style = EmailStyle(subject=choice["subject"], opening=choice["opening"], cta=choice["cta"])
+        email = self.features.compose(self.path, style)
+        call = ToolCall(
+            id=f"call_{self.turn}_{FINALIZE_EMAIL}",
+            name=FINALIZE_EMAIL,
+            arguments={"subject": email.subject, "body": email.body, "citations": email.citations},
+            raw_arguments=self.features.finalize_arguments(self.path, style),
+        )
+        return Turn(
+            tool_calls=[call],
+            logprob=lp,
+            email=email,
+            exploring=False,
+            decisions=decisions,
+            info={"hops": len(self.path) - 1, "style": choice},
+        )
+
+    def force_finalize(self, reason: str) -> Turn:
+        return self._finalize(decisions=[])

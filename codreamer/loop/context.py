@@ -1,0 +1,105 @@
+"""One run's working state: built from its files, checkpointed, restored on resume.
+
+Everything here is per run. Nothing is shared between runs, so concurrent runs
+never see each other's graph, scores or policy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from codreamer.agent.policies.base import Policy
+from codreamer.agent.policies.factory import make_policy
+from codreamer.agent.rollout import RolloutEnv
+from codreamer.agent.tools import AgentTools
+from codreamer.config import Settings
+from codreamer.graph.schema import parse_graph
+from codreamer.graph.scores import NodeScores
+from codreamer.graph.store import GraphStore
+from codreamer.judge.base import GroupJudge, make_judge
+from codreamer.judge.feedback import FeedbackEvent, FeedbackIndex
+from codreamer.loop.artifacts import RunPaths, atomic_write_json, iter_jsonl, read_json
+from codreamer.loop.config import LoopConfig
+from codreamer.loop.events import EventLog
+from codreamer.models import Scenario, WebhookPayload
+
+WebhookSink = Callable[[WebhookPayload], None]
+StopCheck = Callable[[], bool]
+
+
+@dataclass
+class RunContext:
+    """Everything one run works with. Built fresh per run: nothing is shared."""
+
+    paths: RunPaths
+    config: LoopConfig
+    store: GraphStore
+    scores: NodeScores
+    tools: AgentTools
+    policy: Policy
+    judge: GroupJudge
+    feedback: FeedbackIndex
+    events: EventLog
+    on_webhook: WebhookSink | None
+    should_stop: StopCheck
+    step_started_at: float = 0.0  # perf_counter() when the current step began
+
+    def env(self, scenario: Scenario) -> RolloutEnv:
+        return RolloutEnv(self.store, self.tools, scenario, self.config.depth)
+
+
+def build_context(
+    paths: RunPaths,
+    meta: dict[str, Any],
+    events: EventLog,
+    on_webhook: WebhookSink | None,
+    should_stop: StopCheck | None,
+    settings: Settings,
+) -> RunContext:
+    config = LoopConfig.model_validate(meta["config"])
+    store = GraphStore(parse_graph(read_json(paths.graph)))
+    scores = NodeScores(store.nodes)
+    feedback_path = meta.get("feedback_path")
+    feedback = (
+        FeedbackIndex(FeedbackEvent.model_validate(row) for row in iter_jsonl(Path(feedback_path)))
+        if feedback_path
+        else FeedbackIndex()
+    )
+    return RunContext(
+        paths=paths,
+        config=config,
+        store=store,
+        scores=scores,
+        tools=AgentTools(store, scores),
+        policy=make_policy(config, store, settings),
+        judge=make_judge(config.judge, store, settings),
+        feedback=feedback,
+        events=events,
+        on_webhook=on_webhook,
+        should_stop=should_stop or (lambda: False),
+    )
+
+
+def write_checkpoint(ctx: RunContext, i: int, train_stats: dict[str, float]) -> None:
+    atomic_write_json(
+        ctx.paths.policy(i), {"iteration": i, "train": train_stats, **ctx.policy.state_dict()}
+    )
+    atomic_write_json(ctx.paths.node_scores(i), ctx.scores.snapshot())
+
+
+def restore_checkpoint(ctx: RunContext, done: int) -> None:
+    state = read_json(ctx.paths.policy(done))
+    ctx.policy.load_state_dict(state)
+    ctx.scores = NodeScores(ctx.store.nodes, read_json(ctx.paths.node_scores(done)))
+    ctx.tools = AgentTools(ctx.store, ctx.scores)
+
+
+def last_complete_iteration(paths: RunPaths, iterations: int) -> int:
+    """The highest k whose checkpoint and email all exist; -1 when none does."""
+    for k in range(iterations, -1, -1):
+        if paths.email(k).exists() and paths.policy(k).exists() and paths.node_scores(k).exists():
+            return k
+    return -1
