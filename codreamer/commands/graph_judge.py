@@ -1,0 +1,189 @@
+"""Commands on graphs and emails: `graph validate`, `judge`, `demo`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from codreamer.commands.common import GraphOpt, ScenarioOpt, fail
+
+
+def register(app: typer.Typer, graph_app: typer.Typer) -> None:
+    graph_app.command("validate")(graph_validate_cmd)
+    app.command("judge")(judge_cmd)
+    app.command("demo")(demo_cmd)
+
+
+def graph_validate_cmd(
+    graph: Annotated[Path, typer.Argument(help="Graph JSON file.", show_default=False)],
+) -> None:
+    """Validate a graph: every problem on its own line (exit 1), or a one-line summary."""
+    from codreamer.config import get_settings
+    from codreamer.errors import DataFileError, GraphValidationError
+    from codreamer.loaders import load_graph
+
+    try:
+        store = load_graph(graph, get_settings().max_graph_nodes)
+    except DataFileError as exc:
+        typer.echo(str(exc))
+        raise typer.Exit(1) from None
+    except GraphValidationError as exc:
+        for problem in exc.problems:
+            typer.echo(str(problem))
+        raise typer.Exit(1) from None
+    max_hops = 6
+    n_paths = len(store.paths_to_features(max_hops=max_hops))
+    typer.echo(
+        f"{graph}: ok: {len(store)} nodes, {store.edge_count} edges, {n_paths} paths from "
+        f"'Customer Job' to a Product Feature (simple paths of at most {max_hops} hops)"
+    )
+
+
+def _load_graph_and_scenario(graph: Path | None, scenario: str | None) -> tuple[Any, Any]:
+    """The store and scenario a command works on; a clear one-line error otherwise."""
+    from codreamer.config import get_settings
+    from codreamer.errors import CoDreamerError
+    from codreamer.loaders import load_graph, resolve_scenario
+
+    settings = get_settings()
+    try:
+        store = load_graph(graph or settings.default_graph_path, settings.max_graph_nodes)
+        return store, resolve_scenario(scenario, settings)
+    except CoDreamerError as exc:
+        raise fail(str(exc)) from None
+
+
+def _read_emails(path: Path) -> list[tuple[int, Any]]:
+    """(line number, FinalEmail) for every non-blank line; the first bad line fails the
+    whole file, named by its number, before anything is judged."""
+    import json as _json
+
+    from pydantic import ValidationError
+
+    from codreamer.models import FinalEmail
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise fail(f"cannot read {str(path)!r}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise fail(f"{str(path)!r} is not UTF-8 text") from None
+    emails: list[tuple[int, Any]] = []
+    for no, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            raw = _json.loads(line)
+        except _json.JSONDecodeError as exc:
+            raise fail(f"{path}: line {no}: not valid JSON ({exc.msg})") from None
+        if not isinstance(raw, dict):
+            raise fail(f"{path}: line {no}: expected an object with subject, body, citations")
+        try:
+            emails.append((no, FinalEmail.model_validate(raw)))
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            field = ".".join(str(x) for x in err["loc"]) or "email"
+            raise fail(f"{path}: line {no}: {field}: {err['msg']}") from None
+    return emails
+
+
+def _judgement_json(judgement: Any) -> dict[str, Any]:
+    return {
+        "total": judgement.total,
+        "criteria": {
+            name: {"score": c.score, "weight": c.weight, "reason": c.reason}
+            for name, c in judgement.criteria.items()
+        },
+    }
+
+
+def show_email_and_judgement(email: Any, judgement: Any) -> None:
+    """The email, then a criteria table, then the total (`demo` and friends)."""
+    from rich.console import Console
+    from rich.panel import Panel
+    from rich.table import Table
+    from rich.text import Text
+
+    console = Console()
+    text = Text()
+    text.append(email.subject, style="bold")
+    text.append("\n\n" + email.body + "\n\n")
+    text.append("citations: " + " -> ".join(email.citations), style="dim")
+    console.print(Panel(text, title="email", expand=False))
+    table = Table(title="judgement")
+    table.add_column("criterion")
+    table.add_column("score", justify="right")
+    table.add_column("weight", justify="right")
+    table.add_column("reason")
+    for name, c in judgement.criteria.items():
+        weight = f"{c.weight:.2f}" if c.weight else "gate"
+        table.add_row(name, f"{c.score:.2f}", weight, c.reason)
+    console.print(table)
+    console.print(f"[bold]total {judgement.total:.3f}[/bold]")
+
+
+def judge_cmd(
+    emails: Annotated[
+        Path,
+        typer.Argument(help='JSONL file, one {"subject", "body", "citations"} per line.'),
+    ],
+    graph: GraphOpt = None,
+    scenario: ScenarioOpt = None,
+    json_out: Annotated[
+        bool, typer.Option("--json", help="One JSON object per input line, in order.")
+    ] = False,
+) -> None:
+    """Judge emails with the rubric judge (DESIGN §4)."""
+    import json as _json
+
+    from codreamer.judge.rubric import RubricJudge
+
+    store, sc = _load_graph_and_scenario(graph, scenario)
+    items = _read_emails(emails)
+    judge = RubricJudge(store)
+    results = [(no, email, judge.judge(email, sc)) for no, email in items]
+    if json_out:
+        for no, _, j in results:
+            typer.echo(_json.dumps({"line": no, **_judgement_json(j)}, ensure_ascii=False))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    from codreamer.judge.rubric import CRITERIA
+
+    table = Table(title=f"{emails} judged on scenario {sc.id!r}")
+    table.add_column("line", justify="right")
+    table.add_column("subject", max_width=30)
+    table.add_column("total", justify="right", style="bold")
+    table.add_column("criteria below full marks (score: reason)")
+    for no, email, j in results:
+        weak = [
+            f"{n} {c.score:.2f}: {c.reason}" for n in CRITERIA if (c := j.criteria[n]).score < 1.0
+        ]
+        table.add_row(str(no), email.subject, f"{j.total:.3f}", "\n".join(weak) or "none")
+    Console().print(table)
+
+
+def demo_cmd(
+    graph: GraphOpt = None,
+    scenario: ScenarioOpt = None,
+    depth: Annotated[int, typer.Option(help="Most hops the rollout may walk.")] = 5,
+    seed: Annotated[int, typer.Option(help="Random seed of the rollout.")] = 0,
+) -> None:
+    """One rollout of the (untrained) embedded agent: the email and its judgement."""
+    import numpy as np
+
+    from codreamer.agent.policies.embedded import EmbeddedPolicy
+    from codreamer.agent.rollout import RolloutEnv, rollout
+    from codreamer.agent.tools import AgentTools
+    from codreamer.agent.trajectory import TrajectoryMeta
+    from codreamer.graph.scores import NodeScores
+    from codreamer.judge.rubric import RubricJudge
+
+    store, sc = _load_graph_and_scenario(graph, scenario)
+    env = RolloutEnv(store, AgentTools(store, NodeScores(store.nodes)), sc, depth)
+    meta = TrajectoryMeta(trajectory_id="demo", scenario_id=sc.id, iteration=0, seed=seed)
+    traj = rollout(EmbeddedPolicy(store), env, np.random.default_rng(seed), meta)
+    show_email_and_judgement(traj.final_email, RubricJudge(store).judge(traj.final_email, sc))

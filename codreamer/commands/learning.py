@@ -1,0 +1,122 @@
+"""Learning commands (codreamer/loop, codreamer/train): `learn-loop`, `oracle`, `evaluate`."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from codreamer.commands.common import GraphOpt, ScenarioOpt, fail
+
+
+def register(app: typer.Typer) -> None:
+    app.command("learn-loop")(learn_loop_cmd)
+    app.command("oracle")(oracle_cmd)
+    app.command("evaluate")(evaluate_cmd)
+
+
+def learn_loop_cmd(
+    iterations: Annotated[
+        int | None, typer.Argument(help="GRPO iterations (env NUM_ITERS; default 3).")
+    ] = None,
+    depth: Annotated[
+        int | None, typer.Argument(help="Most hops a rollout may walk (env DEPTH; default 5).")
+    ] = None,
+    graph: GraphOpt = None,
+    scenario: ScenarioOpt = None,
+    group_size: Annotated[int | None, typer.Option(help="Rollouts per iteration.")] = None,
+    seed: Annotated[int, typer.Option(help="Random seed: same seed, same run.")] = 0,
+    policy: Annotated[str | None, typer.Option(help="embedded | openai | art.")] = None,
+    judge: Annotated[str | None, typer.Option(help="rubric | llm | ruler.")] = None,
+    resume: Annotated[
+        str | None, typer.Option("--resume", help="Resume this run id from its last iteration.")
+    ] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="End with one JSON summary.")] = False,
+) -> None:
+    """Run one learn-loop here, without a server (DESIGN §2)."""
+    from codreamer.loop.runner import LoopRequest, run_from_cli
+
+    request = LoopRequest(
+        iterations=iterations,
+        depth=depth,
+        graph=graph,
+        scenario=scenario,
+        group_size=group_size,
+        seed=seed,
+        policy=policy,
+        judge=judge,
+        resume=resume,
+    )
+    raise typer.Exit(run_from_cli(request, json_out=json_out))
+
+
+def oracle_cmd(
+    graph: GraphOpt = None,
+    scenario: ScenarioOpt = None,
+    depth: Annotated[int, typer.Option(help="Most hops a walk may take.")] = 5,
+    max_emails: Annotated[int, typer.Option(help="Cap on emails judged.")] = 200_000,
+    json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """The best judged reward reachable by the embedded policy, by exhaustive search."""
+    import json as _json
+
+    from codreamer.config import get_settings
+    from codreamer.errors import CoDreamerError
+    from codreamer.loaders import load_graph, resolve_scenario
+    from codreamer.train.oracle import oracle
+
+    settings = get_settings()
+    try:
+        store = load_graph(graph or settings.default_graph_path, settings.max_graph_nodes)
+        sc = resolve_scenario(scenario, settings)
+        best = oracle(store, sc, depth, max_emails=max_emails)
+    except CoDreamerError as exc:
+        raise fail(str(exc)) from None
+    style = best.style
+    out = {
+        "oracle_reward": best.reward,
+        "path": best.path,
+        "style": {"subject": style.subject, "opening": style.opening, "cta": style.cta},
+        "walks": best.walks,
+        "emails_judged": best.emails_judged,
+        "email": best.email.model_dump(),
+        "criteria": {k: c.score for k, c in best.judgement.criteria.items()},
+    }
+    if json_out:
+        typer.echo(_json.dumps(out, ensure_ascii=False))
+        return
+    typer.echo(
+        f"oracle reward {best.reward:.4f} over {best.walks} walks x styles "
+        f"({best.emails_judged} emails)"
+    )
+    typer.echo("path: " + " -> ".join(best.path))
+    typer.echo(f"subject: {best.email.subject}")
+
+
+def evaluate_cmd(
+    run: Annotated[str, typer.Option("--run", help="The run whose final policy to evaluate.")],
+    scenario: Annotated[
+        list[str] | None,
+        typer.Option("--scenario", help="Scenario ids or files (default: held-out)."),
+    ] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Step 5: the run's policy on held-out scenarios (mean reward, pass rate, criteria)."""
+    import json as _json
+
+    from codreamer.errors import CoDreamerError
+    from codreamer.loop.runner import evaluate_run
+
+    try:
+        report = evaluate_run(run, scenario or [])
+    except CoDreamerError as exc:
+        raise fail(str(exc)) from None
+    if json_out:
+        typer.echo(_json.dumps(report.model_dump(), ensure_ascii=False))
+        return
+    typer.echo(
+        f"{report.scenarios} scenarios  mean reward {report.mean_reward:.3f}  "
+        f"pass rate {report.pass_rate:.0%} (>= {report.pass_threshold})"
+    )
+    for name, v in report.criteria_means.items():
+        typer.echo(f"  {name:<18} {v:.3f}")

@@ -1,0 +1,93 @@
+"""Server commands (codreamer/api, web): `api`, `serve`, `web`, `webhooks redeliver`."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from codreamer.commands.common import fail
+
+
+def register(app: typer.Typer, webhooks_app: typer.Typer) -> None:
+    app.command("api")(api_cmd)
+    app.command("serve")(serve_cmd)
+    app.command("web")(web_cmd)
+    webhooks_app.command("redeliver")(webhooks_redeliver_cmd)
+
+
+def api_cmd(
+    host: Annotated[
+        str | None, typer.Option(help="Interface (env CODREAMER_API_HOST; default 127.0.0.1).")
+    ] = None,
+    port: Annotated[
+        int | None, typer.Option(help="Port (env CODREAMER_API_PORT; default 8000).")
+    ] = None,
+    log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+) -> None:
+    """Serve the backend API (DESIGN §6): start runs, follow them, cancel, resume."""
+    from codreamer.api.server import serve_api
+
+    serve_api(host=host, port=port, log_level=log_level)
+
+
+def serve_cmd(
+    host: Annotated[str | None, typer.Option(help="API interface (default 127.0.0.1).")] = None,
+    port: Annotated[int | None, typer.Option(help="API port (default 8000).")] = None,
+    web_host: Annotated[
+        str | None, typer.Option(help="Dashboard interface (default 127.0.0.1).")
+    ] = None,
+    web_port: Annotated[int | None, typer.Option(help="Dashboard port (default 3000).")] = None,
+    log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+) -> None:
+    """Serve the API and the dashboard together, webhooks wired to the dashboard.
+
+    FRONTEND_URL defaults to the dashboard's receiver (http://127.0.0.1:3000/api/final-email).
+    """
+    from codreamer.api.server import DashboardMissing, serve_both
+
+    try:
+        serve_both(host=host, port=port, web_host=web_host, web_port=web_port, log_level=log_level)
+    except DashboardMissing as exc:
+        raise fail(str(exc)) from None
+
+
+def web_cmd(
+    host: Annotated[str | None, typer.Option(help="Interface (default 127.0.0.1).")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (default 3000).")] = None,
+) -> None:
+    """Serve the dashboard alone (DESIGN §8); it talks to the API at CODREAMER_API_URL."""
+    from web.app import main as web_main
+
+    web_main(host=host, port=port)
+
+
+def webhooks_redeliver_cmd(
+    run_id: Annotated[str, typer.Argument(help="The run whose undelivered webhooks to send.")],
+    url: Annotated[str | None, typer.Option(help="Receiver URL (default: FRONTEND_URL).")] = None,
+) -> None:
+    """Send again, in order and with their original webhook-id, the events of a run that
+    no receiver has acknowledged (gave up, or left pending by a stopped process)."""
+    from codreamer.api.webhooks import redeliver
+    from codreamer.config import get_settings
+    from codreamer.errors import CoDreamerError
+    from codreamer.loop.artifacts import RunPaths
+
+    settings = get_settings()
+    try:
+        paths = RunPaths.for_run(settings.runs_dir, run_id)
+    except CoDreamerError as exc:
+        raise fail(str(exc), 2) from None
+    if not paths.dir.is_dir():
+        raise fail(f"run {run_id!r} not found in {settings.runs_dir}", 2)
+    if not (url or settings.frontend_url):
+        raise fail("no receiver: set FRONTEND_URL or pass --url", 2)
+    results = redeliver(paths, settings, url=url)
+    if not results:
+        typer.echo("nothing to redeliver: every event was delivered")
+        return
+    for r in results:
+        outcome = "delivered" if r.delivered else f"failed ({r.reason})"
+        typer.echo(f"{r.webhook_id}  {outcome}  after {r.attempts} attempt(s)")
+    if not all(r.delivered for r in results):
+        raise typer.Exit(1)
