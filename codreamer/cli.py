@@ -30,24 +30,41 @@ learning.register(app)
 servers.register(app, webhooks_app)
 
 
+def _run(args: list[str] | None = None) -> None:
+    """Run the app; a bad environment variable is one clear line, not a traceback."""
+    try:
+        app(args)
+    except Exception as exc:
+        from pydantic import ValidationError  # here, not above: --help stays light
+
+        if not isinstance(exc, ValidationError) or exc.title not in ("Settings", "WebSettings"):
+            raise
+        for e in exc.errors():
+            name = ".".join(str(x) for x in e["loc"]).upper()
+            typer.secho(f"invalid environment: {name}: {e['msg']}", err=True, fg="red")
+        raise SystemExit(2) from None
+
+
 def main() -> None:
-    app()
+    _run()
 
 
 def api_main() -> None:
-    app(["api"])
+    import sys
+
+    _run(["api", *sys.argv[1:]])
 
 
 def learn_loop_main() -> None:
     import sys
 
-    app(["learn-loop", *sys.argv[1:]])
+    _run(["learn-loop", *sys.argv[1:]])
 
 
 def demo_main() -> None:
     import sys
 
-    app(["demo", *sys.argv[1:]])
+    _run(["demo", *sys.argv[1:]])
 
 
 if __name__ == "__main__":

@@ -34,9 +34,10 @@ class BackendAnswer:
 
 
 class BackendClient:
-    def __init__(self, base_url: str, timeout_s: float = 5.0) -> None:
+    def __init__(self, base_url: str, timeout_s: float = 5.0, api_key: str | None = None) -> None:
         self.base_url = base_url.rstrip("/")
-        self._client = httpx.AsyncClient(base_url=self.base_url, timeout=timeout_s)
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else None
+        self._client = httpx.AsyncClient(base_url=self.base_url, timeout=timeout_s, headers=headers)
         self._health: tuple[float, bool] | None = None
 
     async def aclose(self) -> None:

@@ -17,6 +17,9 @@ class WebSettings(BaseSettings):
         default="http://127.0.0.1:8000",
         validation_alias=AliasChoices("CODREAMER_API_URL", "NEXT_PUBLIC_CODREAMER_API_URL"),
     )
+    # The backend's bearer key, when it has one: the dashboard sends it on the runs it
+    # starts (the browser never sees it). Same variable as the backend's.
+    api_key: str | None = Field(default=None, validation_alias="CODREAMER_API_KEY")
     # Shared with the backend. Either Standard Webhooks' `whsec_<base64>` or any raw string.
     webhook_secret: str | None = Field(default=None, validation_alias="CODREAMER_WEBHOOK_SECRET")
     webhook_tolerance_s: int = Field(

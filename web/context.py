@@ -29,7 +29,7 @@ class WebContext:
         return cls(
             settings=settings,
             store=StateStore(settings.dedupe_capacity),
-            backend=BackendClient(settings.api_url, settings.api_timeout_s),
+            backend=BackendClient(settings.api_url, settings.api_timeout_s, settings.api_key),
             verifier=verifier,
         )
 

@@ -7,13 +7,9 @@ statuses are final. Attempts and total time are bounded by Settings.
 
 from __future__ import annotations
 
-import base64
-import json
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -27,47 +23,13 @@ from tenacity import (
     wait_exponential_jitter,
 )
 
+from codreamer.api.envelope import (
+    DeliveryResult,
+    build_headers,
+    now_iso,
+)
 from codreamer.config import Settings
-from codreamer.models import WebhookPayload
 from codreamer.retry_after import parse_retry_after
-
-
-def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def webhook_id_for(payload: WebhookPayload) -> str:
-    """Stable per event, so retries, resumes and redeliveries all carry the same id."""
-    iteration = payload.iteration if payload.iteration is not None else 0
-    return f"msg_{payload.run_id}_{payload.stage}_{iteration}"
-
-
-def make_signer(secret: str | None) -> Any | None:
-    """A Standard Webhooks signer. `whsec_…` secrets are base64 (the spec's form);
-    any other string is taken as raw bytes, the convention the dashboard verifies with."""
-    if not secret:
-        return None
-    from standardwebhooks.webhooks import Webhook
-
-    if secret.startswith("whsec_"):
-        return Webhook(secret)
-    return Webhook(base64.b64encode(secret.encode()).decode())
-
-
-def build_headers(webhook_id: str, stage: str, body: str, signer: Any | None) -> dict[str, str]:
-    headers = {"Content-Type": "application/json", "X-CoDreamer-Stage": stage}
-    if signer is not None:
-        # A fresh timestamp per attempt: receivers reject stale ones, the id stays.
-        now = datetime.now(UTC)
-        headers["webhook-id"] = webhook_id
-        headers["webhook-timestamp"] = str(int(now.timestamp()))
-        headers["webhook-signature"] = signer.sign(webhook_id, now, body)
-    return headers
-
-
-def encode_payload(payload: WebhookPayload | dict[str, Any]) -> str:
-    data = payload.model_dump(mode="json") if isinstance(payload, WebhookPayload) else payload
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
 class _Retryable(Exception):
@@ -82,15 +44,6 @@ class _Permanent(Exception):
     def __init__(self, status_code: int) -> None:
         self.status_code = status_code
         super().__init__(f"HTTP {status_code} (not retried)")
-
-
-@dataclass
-class DeliveryResult:
-    webhook_id: str
-    delivered: bool
-    attempts: int
-    status_code: int | None = None
-    reason: str | None = None
 
 
 def deliver(

@@ -79,9 +79,11 @@ def _urls(request: Request, run_id: str) -> dict[str, str]:
     responses=ERRORS,
     summary="Start a learn-loop run",
 )
-def learn_loop(body: LearnLoopRequest, request: Request) -> RunAccepted:
+def learn_loop(request: Request, body: LearnLoopRequest | None = None) -> RunAccepted:
     """Validates the whole request (every graph problem at once), then queues the run
-    and answers at once; the run goes on in its own process."""
+    and answers at once; the run goes on in its own process. Every field is
+    optional, so is the body: none means all defaults."""
+    body = body or LearnLoopRequest()
     app = request.app
     paths, position = service.start_run(
         body, app.state.settings, app.state.catalog, app.state.manager

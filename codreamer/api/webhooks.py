@@ -23,15 +23,11 @@ import json
 import queue
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
-
-from codreamer.api.delivery import (
+from codreamer.api.envelope import (
     DeliveryResult,
-    deliver,
     encode_payload,
-    make_client,
     make_signer,
     now_iso,
     webhook_id_for,
@@ -39,6 +35,9 @@ from codreamer.api.delivery import (
 from codreamer.config import Settings
 from codreamer.loop.artifacts import RunPaths, append_jsonl, iter_jsonl
 from codreamer.models import WebhookPayload
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["WebhookSender", "redeliver", "outbox_state", "webhook_id_for", "DeliveryResult"]
 
@@ -159,6 +158,8 @@ class WebhookSender:
 
     # -- consumer side -------------------------------------------------------
     def _worker(self) -> None:
+        from codreamer.api.delivery import make_client  # the HTTP stack, only once needed
+
         with make_client(self.settings) as client:
             while True:
                 item = self._queue.get()
@@ -171,6 +172,8 @@ class WebhookSender:
                     self._queue.task_done()
 
     def _deliver_one(self, client: httpx.Client, wid: str, stage: str, body: str) -> None:
+        from codreamer.api.delivery import deliver
+
         assert self.url is not None
         try:
             result = deliver(
@@ -278,6 +281,8 @@ def redeliver(
     signer = make_signer(settings.webhook_secret)
     emit = default_emitter(paths)
     results: list[DeliveryResult] = []
+    from codreamer.api.delivery import deliver, make_client
+
     with make_client(settings) as client:
         for wid, row in enqueued.items():
             if terminal.get(wid) == "delivered":

@@ -169,8 +169,8 @@ def judge_cmd(
 def demo_cmd(
     graph: GraphOpt = None,
     scenario: ScenarioOpt = None,
-    depth: Annotated[int, typer.Option(help="Most hops the rollout may walk.")] = 5,
-    seed: Annotated[int, typer.Option(help="Random seed of the rollout.")] = 0,
+    depth: Annotated[int, typer.Option(min=1, max=12, help="Most hops the rollout may walk.")] = 5,
+    seed: Annotated[int, typer.Option(min=0, help="Random seed of the rollout.")] = 0,
 ) -> None:
     """One rollout of the (untrained) embedded agent: the email and its judgement."""
     import numpy as np

@@ -53,8 +53,8 @@ def learn_loop_cmd(
 def oracle_cmd(
     graph: GraphOpt = None,
     scenario: ScenarioOpt = None,
-    depth: Annotated[int, typer.Option(help="Most hops a walk may take.")] = 5,
-    max_emails: Annotated[int, typer.Option(help="Cap on emails judged.")] = 200_000,
+    depth: Annotated[int, typer.Option(min=1, max=12, help="Most hops a walk may take.")] = 5,
+    max_emails: Annotated[int, typer.Option(min=1, help="Cap on emails judged.")] = 200_000,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """The best judged reward reachable by the embedded policy, by exhaustive search."""

@@ -21,7 +21,8 @@ def api_cmd(
         str | None, typer.Option(help="Interface (env CODREAMER_API_HOST; default 127.0.0.1).")
     ] = None,
     port: Annotated[
-        int | None, typer.Option(help="Port (env CODREAMER_API_PORT; default 8000).")
+        int | None,
+        typer.Option(min=1, max=65535, help="Port (env CODREAMER_API_PORT; default 8000)."),
     ] = None,
     log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
 ) -> None:
@@ -33,11 +34,15 @@ def api_cmd(
 
 def serve_cmd(
     host: Annotated[str | None, typer.Option(help="API interface (default 127.0.0.1).")] = None,
-    port: Annotated[int | None, typer.Option(help="API port (default 8000).")] = None,
+    port: Annotated[
+        int | None, typer.Option(min=1, max=65535, help="API port (default 8000).")
+    ] = None,
     web_host: Annotated[
         str | None, typer.Option(help="Dashboard interface (default 127.0.0.1).")
     ] = None,
-    web_port: Annotated[int | None, typer.Option(help="Dashboard port (default 3000).")] = None,
+    web_port: Annotated[
+        int | None, typer.Option(min=1, max=65535, help="Dashboard port (default 3000).")
+    ] = None,
     log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
 ) -> None:
     """Serve the API and the dashboard together, webhooks wired to the dashboard.
@@ -54,7 +59,7 @@ def serve_cmd(
 
 def web_cmd(
     host: Annotated[str | None, typer.Option(help="Interface (default 127.0.0.1).")] = None,
-    port: Annotated[int | None, typer.Option(help="Port (default 3000).")] = None,
+    port: Annotated[int | None, typer.Option(min=1, max=65535, help="Port (default 3000).")] = None,
 ) -> None:
     """Serve the dashboard alone (DESIGN §8); it talks to the API at CODREAMER_API_URL."""
     from web.app import main as web_main
@@ -80,8 +85,13 @@ def webhooks_redeliver_cmd(
         raise fail(str(exc), 2) from None
     if not paths.dir.is_dir():
         raise fail(f"run {run_id!r} not found in {settings.runs_dir}", 2)
-    if not (url or settings.frontend_url):
+    target = url or settings.frontend_url
+    if not target:
         raise fail("no receiver: set FRONTEND_URL or pass --url", 2)
+    if not target.startswith(("http://", "https://")):
+        raise fail(f"receiver URL must start with http:// or https://, got {target!r}", 2)
+    if not paths.webhooks.exists():
+        raise fail(f"run {run_id!r} has no webhook outbox (webhooks.jsonl): nothing was queued", 2)
     results = redeliver(paths, settings, url=url)
     if not results:
         typer.echo("nothing to redeliver: every event was delivered")

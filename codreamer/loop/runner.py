@@ -15,6 +15,7 @@ from codreamer.loop.artifacts import RunPaths, read_json
 from codreamer.loop.config import LoopConfig
 from codreamer.loop.evaluate import EvalReport
 from codreamer.loop.events import EventLog
+from codreamer.loop.status import update_meta
 
 
 @dataclass
@@ -59,6 +60,25 @@ def run_from_cli(req: LoopRequest, *, json_out: bool) -> int:
     settings = get_settings()
     try:
         if req.resume:
+            given = [
+                name
+                for name in (
+                    "iterations",
+                    "depth",
+                    "graph",
+                    "scenario",
+                    "group_size",
+                    "policy",
+                    "judge",
+                )
+                if getattr(req, name) is not None
+            ] + (["seed"] if req.seed != 0 else [])
+            if given:
+                _error_line(
+                    f"--resume continues a run with the settings it was started with; "
+                    f"drop {', '.join(given)}"
+                )
+                return 2
             paths = existing_run(settings, req.resume)
             store = None
         else:
@@ -73,10 +93,15 @@ def run_from_cli(req: LoopRequest, *, json_out: bool) -> int:
             )
     except ValidationError as exc:
         e = exc.errors()[0]
-        _error_line(f"invalid {'.'.join(str(x) for x in e['loc'])}: {e['msg']}")
+        # `group_size` and `seed` live in the nested GRPO config; name them as typed.
+        field = ".".join(str(x) for x in e["loc"]).removeprefix("grpo.")
+        _error_line(f"invalid {field}: {e['msg']}")
         return 2
     except CoDreamerError as exc:
         _error_line(str(exc))
+        return 2
+    except OSError as exc:  # e.g. a results directory that cannot be written
+        _error_line(f"cannot create the run: {exc.strerror or exc}: {exc.filename or ''}")
         return 2
 
     config = LoopConfig.model_validate(read_json(paths.meta)["config"])
@@ -97,6 +122,12 @@ def run_from_cli(req: LoopRequest, *, json_out: bool) -> int:
                 )
         else:
             result = run_learn_loop(paths, on_webhook=sender, settings=settings, event_log=events)
+    except KeyboardInterrupt:
+        # Everything on disk is consistent at every instant: say how to go on.
+        update_meta(paths, status="interrupted")
+        events.emit("run_interrupted", reason="keyboard interrupt")
+        _error_line(f"interrupted: resume with `codreamer learn-loop --resume {paths.run_id}`")
+        return 130
     finally:
         if sender is not None:
             sender.close(settings.webhook_drain_timeout_s)
@@ -133,8 +164,8 @@ def _check_policy_ready(config: LoopConfig, settings: Settings) -> None:
 
 
 def _webhook_sender(paths: RunPaths, settings: Settings, events: EventLog) -> Any:
-    if not settings.frontend_url:
-        return None
+    # Even without FRONTEND_URL: the sender then records each payload as `skipped`
+    # in webhooks.jsonl, so `codreamer webhooks redeliver` can send it later.
     from codreamer.api.webhooks import WebhookSender
 
     return WebhookSender(paths, settings, emit=events.emit_event)

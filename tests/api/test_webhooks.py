@@ -250,3 +250,50 @@ def test_cli_redeliver_sends_what_was_not_delivered(tmp_path: Path) -> None:
         assert len(rx.received) == 2
     assert cli("../../etc", "--url", "http://127.0.0.1:9/").returncode == 2
     assert cli(RUN_ID).returncode == 2  # no FRONTEND_URL and no --url
+
+
+def test_a_cli_run_without_receiver_keeps_its_webhooks_for_redelivery(tmp_path: Path) -> None:
+    """`codreamer learn-loop` with no FRONTEND_URL delivers nothing, errs nothing, and
+    records every payload so `webhooks redeliver --url` can send them later."""
+    import os
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[2]
+    run_id = "run-20250101-120000-fedcba"
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("CODREAMER_", "FRONTEND"))},
+        "CODREAMER_RESULTS_DIR": str(tmp_path / "results"),
+        "CODREAMER_DATA_DIR": str(repo / "data"),
+        "RUN_ID": run_id,
+    }
+    cli = [sys.executable, "-m", "codreamer.cli"]
+    loop = subprocess.run(
+        [*cli, "learn-loop", "2", "3", "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert loop.returncode == 0, loop.stderr
+    paths = RunPaths(tmp_path / "results" / "runs" / run_id)
+    assert [r["type"] for r in read_jsonl(paths.webhooks)].count("skipped") == 4
+    env.pop("RUN_ID")
+    bad = subprocess.run(
+        [*cli, "webhooks", "redeliver", run_id, "--url", "notaurl"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert bad.returncode == 2 and "http://" in bad.stderr
+    with Receiver() as rx:
+        done = subprocess.run(
+            [*cli, "webhooks", "redeliver", run_id, "--url", rx.url],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        assert [r.stage for r in rx.wait_for(4)] == ["baseline", "iteration", "iteration", "final"]

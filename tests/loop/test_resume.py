@@ -130,3 +130,39 @@ def test_files_valid_after_kill_at_any_point(
     run_dir = results / "runs" / run_id
     _kill_when(run_dir, proc, lambda e: e.get("seq", 0) >= kill_after_events)
     _assert_all_valid(run_dir)
+
+
+@pytest.mark.e2e
+def test_ctrl_c_marks_the_run_interrupted_and_says_how_to_resume(
+    tmp_path: Path, shared_kg: Path
+) -> None:
+    results = tmp_path / "results"
+    run_id = "run-20260101-000000-cccccc"
+    proc = subprocess.Popen(
+        _cli(shared_kg / "synthetic-data-16.json"),
+        env=_env(results, run_id),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    run_dir = results / "runs" / run_id
+    deadline = time.monotonic() + 60
+    while not (run_dir / "iter1_email.json").exists():
+        assert proc.poll() is None and time.monotonic() < deadline
+        time.sleep(0.005)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert f"codreamer learn-loop --resume {run_id}" in err
+    assert json.loads((run_dir / "meta.json").read_text())["status"] == "interrupted"
+    _assert_all_valid(run_dir)
+
+
+def test_resume_refuses_options_it_would_ignore(tmp_path: Path) -> None:
+    env = _env(tmp_path / "results", "run-20260101-000000-dddddd")
+    env.pop("RUN_ID")
+    cmd = [sys.executable, "-m", "codreamer.cli", "learn-loop", "2", "--seed", "5"]
+    cmd += ["--resume", "run-20260101-000000-dddddd"]
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2
+    assert "drop iterations, seed" in out.stderr
