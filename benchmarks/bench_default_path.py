@@ -40,8 +40,11 @@ main()
 
 
 def clean_env(results: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(_PREFIXES) and k not in ("FRONTEND_URL", "RUN_ID")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(_PREFIXES) and k not in ("FRONTEND_URL", "RUN_ID")
+    }
     env.update(CODREAMER_RESULTS_DIR=results, CODREAMER_DATA_DIR=str(REPO / "data"))
     return env
 
@@ -58,26 +61,38 @@ def main() -> None:
         env = clean_env(tmp)
         for _ in range(args.repeats):
             t = time.perf_counter()
-            p = subprocess.run([codreamer, *cli_args], env=env, cwd=REPO, capture_output=True,
-                               text=True, check=True)
+            p = subprocess.run(
+                [codreamer, *cli_args],
+                env=env,
+                cwd=REPO,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             walls.append(time.perf_counter() - t)
         status = json.loads(p.stdout.splitlines()[-1])["status"]
         probe = subprocess.run(
             [sys.executable, "-c", PROBE.format(heavy=HEAVY, args=cli_args)],
-            env=env, cwd=REPO, capture_output=True, text=True, check=True,
+            env=env,
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            check=True,
         )
     line = next(x for x in reversed(probe.stderr.splitlines()) if x.startswith("HEAVY="))
-    emit({
-        "benchmark": "default_path",
-        "command": "codreamer " + " ".join(cli_args),
-        "repeats": args.repeats,
-        "status": status,
-        "median_s": round(statistics.median(walls), 3),
-        "min_s": round(min(walls), 3),
-        "max_s": round(max(walls), 3),
-        "heavy_modules_installed": [m for m in HEAVY if importlib.util.find_spec(m)],
-        "heavy_modules_imported": json.loads(line[len("HEAVY="):]),
-    })
+    emit(
+        {
+            "benchmark": "default_path",
+            "command": "codreamer " + " ".join(cli_args),
+            "repeats": args.repeats,
+            "status": status,
+            "median_s": round(statistics.median(walls), 3),
+            "min_s": round(min(walls), 3),
+            "max_s": round(max(walls), 3),
+            "heavy_modules_installed": [m for m in HEAVY if importlib.util.find_spec(m)],
+            "heavy_modules_imported": json.loads(line[len("HEAVY=") :]),
+        }
+    )
 
 
 if __name__ == "__main__":

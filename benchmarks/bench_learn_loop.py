@@ -23,8 +23,11 @@ def timed(cmd: list[str], env: dict[str, str], repeats: int) -> dict:
         t = time.perf_counter()
         subprocess.run(cmd, env=env, check=True, capture_output=True, cwd=REPO)
         walls.append(time.perf_counter() - t)
-    return {"median_s": round(statistics.median(walls), 3), "min_s": round(min(walls), 3),
-            "max_s": round(max(walls), 3)}
+    return {
+        "median_s": round(statistics.median(walls), 3),
+        "min_s": round(min(walls), 3),
+        "max_s": round(max(walls), 3),
+    }
 
 
 def main() -> None:

@@ -64,20 +64,22 @@ def start_server(port: int) -> subprocess.Popen[bytes]:
 
 
 def webhook(i: int) -> tuple[bytes, dict[str, str]]:
-    body = json.dumps({
-        "run_id": "bench-run",
-        "stage": "iteration",
-        "iteration": i,
-        "iterations": 1_000_000,
-        "final_email": {
-            "subject": f"Iteration {i}: a note for Alex",
-            "body": "Hi Alex,\n\nA paragraph about synthetic data quality.\n\nA call next week?",
-            "citations": ["Customer Job", "Process for Quality Validation", "Product Feature"],
-        },
-        "node_scores": {f"node-{k}": (k * 37 % 100) / 100 for k in range(16)},
-        "metrics": {"mean": 0.61, "max": 0.83},
-        "created_at": "2025-10-12T13:00:15Z",
-    }).encode()
+    body = json.dumps(
+        {
+            "run_id": "bench-run",
+            "stage": "iteration",
+            "iteration": i,
+            "iterations": 1_000_000,
+            "final_email": {
+                "subject": f"Iteration {i}: a note for Alex",
+                "body": "Hi Alex,\n\nA paragraph about data quality.\n\nA call next week?",
+                "citations": ["Customer Job", "Process for Quality Validation", "Product Feature"],
+            },
+            "node_scores": {f"node-{k}": (k * 37 % 100) / 100 for k in range(16)},
+            "metrics": {"mean": 0.61, "max": 0.83},
+            "created_at": "2025-10-12T13:00:15Z",
+        }
+    ).encode()
     headers = sign_headers(SECRET, f"msg_bench_{i}", body) | {
         "Content-Type": "application/json",
         "X-CoDreamer-Stage": "iteration",
@@ -114,8 +116,9 @@ def _worker(base_url: str, requests: list[Request], expect: int, deadline: float
     return latencies
 
 
-def run_phase(base_url: str, requests: list[Request], concurrency: int, expect: int = 200
-              ) -> dict[str, Any]:
+def run_phase(
+    base_url: str, requests: list[Request], concurrency: int, expect: int = 200
+) -> dict[str, Any]:
     """Send `requests` over `concurrency` connections (round-robin split), timed together."""
     shares = [requests[i::concurrency] for i in range(concurrency)]
     start = time.perf_counter()
@@ -132,8 +135,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, default=3000, help="requests per phase (max 100000)")
     parser.add_argument("--warmup", type=int, default=300)
-    parser.add_argument("--concurrency", type=int, default=4,
-                        help="keep-alive connections for the throughput phase (1-16)")
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        default=4,
+        help="keep-alive connections for the throughput phase (1-16)",
+    )
     args = parser.parse_args()
     n = max(100, min(args.n, 100_000))
     conc = max(1, min(args.concurrency, 16))
@@ -163,21 +170,25 @@ def main() -> None:
     receiver_result = {"sequential": hooks_seq, "concurrent": hooks_conc}
     bare_result = {"sequential": bare_seq, "concurrent": bare_conc}
     receiver_result["target_met"] = (  # type: ignore[assignment]
-        hooks_conc["requests_per_s"] >= 1000
-        and max(hooks_conc["p99_ms"], hooks_seq["p99_ms"]) < 20
+        hooks_conc["requests_per_s"] >= 1000 and max(hooks_conc["p99_ms"], hooks_seq["p99_ms"]) < 20
     )
-    print(json.dumps({
-        "benchmark": "dashboard webhook receiver",
-        "transport": "httpx keep-alive on loopback; sequential = 1 connection, "
-                     f"concurrent = {conc} connections",
-        "server": "uvicorn (subprocess), access log off",
-        "python": platform.python_version(),
-        "load_avg_1m": round(os.getloadavg()[0], 2),
-        "cpus": os.cpu_count(),
-        "receiver_post_api_final_email_signed": receiver_result,
-        "bare_get_healthz": bare_result,
-        "target": {"requests_per_s": ">= 1000", "p99_ms": "< 20"},
-    }, indent=2))
+    print(
+        json.dumps(
+            {
+                "benchmark": "dashboard webhook receiver",
+                "transport": "httpx keep-alive on loopback; sequential = 1 connection, "
+                f"concurrent = {conc} connections",
+                "server": "uvicorn (subprocess), access log off",
+                "python": platform.python_version(),
+                "load_avg_1m": round(os.getloadavg()[0], 2),
+                "cpus": os.cpu_count(),
+                "receiver_post_api_final_email_signed": receiver_result,
+                "bare_get_healthz": bare_result,
+                "target": {"requests_per_s": ">= 1000", "p99_ms": "< 20"},
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

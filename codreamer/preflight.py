@@ -69,9 +69,7 @@ def check_policy(policy: str, settings: Settings) -> None:
                     "ART_BACKEND=local needs a CUDA GPU, none found: use ART_BACKEND=serverless"
                 )
             if not (installed("torch") and installed("unsloth")):
-                raise ConfigError(
-                    "ART_BACKEND=local needs openpipe-art's backend extra installed"
-                )
+                raise ConfigError("ART_BACKEND=local needs openpipe-art's backend extra installed")
     if settings.weave_project and not installed("weave"):
         raise ConfigError(f"WEAVE_PROJECT is set but weave is not installed: {INSTALL_ART}")
 

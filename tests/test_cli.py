@@ -100,8 +100,14 @@ def test_judge_json_shape_and_order(tmp_path: Path) -> None:
     assert [r["line"] for r in rows] == [1, 3, 4]
     for r in rows:
         assert 0.0 <= r["total"] <= 1.0
-        assert set(r["criteria"]) >= {"grounding", "argument_chain", "call_to_action",
-                                      "personalisation", "english", "no_placeholders"}
+        assert set(r["criteria"]) >= {
+            "grounding",
+            "argument_chain",
+            "call_to_action",
+            "personalisation",
+            "english",
+            "no_placeholders",
+        }
         for c in r["criteria"].values():
             assert set(c) == {"score", "weight", "reason"}
     assert rows[1]["criteria"]["grounding"]["score"] == 0.0

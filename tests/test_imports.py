@@ -26,10 +26,16 @@ main()
 
 
 def probe(args: list[str], cwd: Path, **env: str) -> tuple[subprocess.CompletedProcess[str], list]:
-    p = subprocess.run([sys.executable, "-c", PROBE.format(heavy=HEAVY, args=args)], cwd=cwd,
-                       env=clean_env(**env), capture_output=True, text=True, timeout=240)
+    p = subprocess.run(
+        [sys.executable, "-c", PROBE.format(heavy=HEAVY, args=args)],
+        cwd=cwd,
+        env=clean_env(**env),
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
     line = next(x for x in reversed(p.stderr.splitlines()) if x.startswith("HEAVY="))
-    return p, json.loads(line[len("HEAVY="):])
+    return p, json.loads(line[len("HEAVY=") :])
 
 
 def test_help_imports_nothing_heavy(tmp_path):
@@ -39,8 +45,9 @@ def test_help_imports_nothing_heavy(tmp_path):
 
 
 def test_default_learn_loop_imports_nothing_heavy(tmp_path):
-    p, heavy = probe(["learn-loop", "1", "2", "--json"], tmp_path,
-                     CODREAMER_RESULTS_DIR=str(tmp_path))
+    p, heavy = probe(
+        ["learn-loop", "1", "2", "--json"], tmp_path, CODREAMER_RESULTS_DIR=str(tmp_path)
+    )
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout.splitlines()[-1])["status"] == "succeeded"
     assert heavy == []
@@ -48,8 +55,13 @@ def test_default_learn_loop_imports_nothing_heavy(tmp_path):
 
 def test_openai_policy_and_llm_judge_need_no_openai_package(tmp_path):
     with OpenAIServer() as srv:
-        p, heavy = probe(["learn-loop", "1", "2", "--json"], tmp_path,
-                         CODREAMER_RESULTS_DIR=str(tmp_path), CODREAMER_POLICY="openai",
-                         CODREAMER_JUDGE="llm", OPENAI_BASE_URL=srv.url)
+        p, heavy = probe(
+            ["learn-loop", "1", "2", "--json"],
+            tmp_path,
+            CODREAMER_RESULTS_DIR=str(tmp_path),
+            CODREAMER_POLICY="openai",
+            CODREAMER_JUDGE="llm",
+            OPENAI_BASE_URL=srv.url,
+        )
     assert p.returncode == 0, p.stderr
     assert heavy == []

@@ -65,18 +65,30 @@ def test_art_local_without_a_gpu():
         check_policy("art", settings())
 
 
-@pytest.mark.parametrize(("env", "line"), [
-    ({"CODREAMER_POLICY": "art", "ART_BACKEND": "serverless"},
-     "ART_BACKEND=serverless needs WANDB_API_KEY"),
-    ({"CODREAMER_JUDGE": "ruler"},
-     "judge ruler needs OPENAI_BASE_URL or CODREAMER_JUDGE_BASE_URL"),
-])
+@pytest.mark.parametrize(
+    ("env", "line"),
+    [
+        (
+            {"CODREAMER_POLICY": "art", "ART_BACKEND": "serverless"},
+            "ART_BACKEND=serverless needs WANDB_API_KEY",
+        ),
+        (
+            {"CODREAMER_JUDGE": "ruler"},
+            "judge ruler needs OPENAI_BASE_URL or CODREAMER_JUDGE_BASE_URL",
+        ),
+    ],
+)
 def test_cli_fails_fast_with_one_line(tmp_path: Path, env, line):
     if env.get("CODREAMER_POLICY") == "art" and not installed("art"):
         line = "policy art needs the art extra: uv sync --extra art"
-    p = subprocess.run([codreamer_bin(), "learn-loop", "1", "2"], cwd=tmp_path,
-                       env=clean_env(CODREAMER_RESULTS_DIR=str(tmp_path / "r"), **env),
-                       capture_output=True, text=True, timeout=120)
+    p = subprocess.run(
+        [codreamer_bin(), "learn-loop", "1", "2"],
+        cwd=tmp_path,
+        env=clean_env(CODREAMER_RESULTS_DIR=str(tmp_path / "r"), **env),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert p.returncode == 2
     assert p.stderr.strip().splitlines() == [line]
     assert not (tmp_path / "r" / "runs").exists()

@@ -63,20 +63,28 @@ async def receive_webhook(request: Request) -> JSONResponse:
     header_stage = headers.get(STAGE_HEADER)
     if header_stage is not None:
         if header_stage not in STAGES:
-            return _unprocessable([{
-                "loc": ["header", "X-CoDreamer-Stage"],
-                "msg": f"must be one of {', '.join(STAGES)}",
-                "type": "literal_error",
-            }])
+            return _unprocessable(
+                [
+                    {
+                        "loc": ["header", "X-CoDreamer-Stage"],
+                        "msg": f"must be one of {', '.join(STAGES)}",
+                        "type": "literal_error",
+                    }
+                ]
+            )
         if "stage" not in payload.model_fields_set:
             # The prototype's bodies carry no stage; the header says which it is.
             payload.stage = header_stage  # type: ignore[assignment]
         elif payload.stage != header_stage:
-            return _unprocessable([{
-                "loc": ["header", "X-CoDreamer-Stage"],
-                "msg": f"header says {header_stage!r} but body.stage is {payload.stage!r}",
-                "type": "value_error",
-            }])
+            return _unprocessable(
+                [
+                    {
+                        "loc": ["header", "X-CoDreamer-Stage"],
+                        "msg": f"header says {header_stage!r} but body.stage is {payload.stage!r}",
+                        "type": "value_error",
+                    }
+                ]
+            )
 
     outcome = ctx.store.apply(payload, webhook_id)
     return JSONResponse({"status": outcome.value, "run_id": payload.run_id, "stage": payload.stage})

@@ -25,12 +25,17 @@ def free_port() -> int:
 
 
 @contextmanager
-def serve_in_thread(app: ASGIApp, port: int | None = None, start_timeout_s: float = 10.0
-                    ) -> Iterator[str]:
+def serve_in_thread(
+    app: ASGIApp, port: int | None = None, start_timeout_s: float = 10.0
+) -> Iterator[str]:
     """Serve `app` on 127.0.0.1 while the block runs; yields its base URL."""
     port = port or free_port()
     config = uvicorn.Config(
-        app, host="127.0.0.1", port=port, log_level="warning", lifespan="on",
+        app,
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        lifespan="on",
         # Open SSE streams (a browser tab) must not keep the server from stopping.
         timeout_graceful_shutdown=1,
     )

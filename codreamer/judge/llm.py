@@ -83,8 +83,10 @@ def evidence_block(store: GraphStore | None, email: FinalEmail) -> str:
         if c in store:
             link = ""
             if prev is not None:
-                link = " (linked from the previous citation)" if store.edge(prev, c) else (
-                    " (NO edge from the previous citation)"
+                link = (
+                    " (linked from the previous citation)"
+                    if store.edge(prev, c)
+                    else (" (NO edge from the previous citation)")
                 )
             lines.append(f"- {c}{link}: {store.content(c)}")
         else:
@@ -161,7 +163,9 @@ class LLMJudge:
         for _ in range(2):  # one more try when the answer does not fit the schema
             try:
                 resp = self.client.chat(
-                    messages, model=self.model, temperature=0.0,
+                    messages,
+                    model=self.model,
+                    temperature=0.0,
                     response_format=self.response_format,
                 )
             except LLMError as exc:

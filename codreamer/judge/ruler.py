@@ -99,16 +99,14 @@ class RulerJudge:
     def trajectory_messages(self, email: FinalEmail, scenario: Scenario) -> list[dict[str, Any]]:
         p = scenario.prospect.model_dump(exclude_none=True)
         check = f"Knowledge-graph check. {evidence_block(self.store, email)}"
-        answer = (
-            f"Subject: {email.subject}\n\n{email.body}\n\nCitations: "
-            + (", ".join(email.citations) or "(none)")
+        answer = f"Subject: {email.subject}\n\n{email.body}\n\nCitations: " + (
+            ", ".join(email.citations) or "(none)"
         )
         return [
             {"role": "system", "content": TASK},
             {
                 "role": "user",
-                "content": f"Prospect: {json.dumps(p, ensure_ascii=False)}\n"
-                f"Goal: {scenario.goal}",
+                "content": f"Prospect: {json.dumps(p, ensure_ascii=False)}\nGoal: {scenario.goal}",
             },
             {"role": "assistant", "content": answer},
             {"role": "user", "content": check},

@@ -279,7 +279,11 @@ class ArtPolicy(OpenAIPolicy):
             max_retries=max_retries,
         )
         super().__init__(
-            store, client, model.name, temperature=temperature, logprobs=True,
+            store,
+            client,
+            model.name,
+            temperature=temperature,
+            logprobs=True,
             concurrency=concurrency,
         )
 

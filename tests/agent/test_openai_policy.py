@@ -84,7 +84,10 @@ def test_a_tidy_model_walks_the_graph_and_finalizes(server, store, scenario):
     assert traj.metadata.hops == len(email.citations) - 1
     req = server.chat_requests("agent")[0]
     assert [t["function"]["name"] for t in req["tools"]] == [
-        "get_connected_nodes", "get_relevant_context", "finalize_email"]
+        "get_connected_nodes",
+        "get_relevant_context",
+        "finalize_email",
+    ]
     assert req["temperature"] == 1.0 and req["logprobs"] is True
     # The conversation the model saw is exactly the trajectory's, turn by turn.
     last = server.chat_requests("agent")[-1]["messages"]
@@ -141,8 +144,10 @@ def test_no_tool_call_nudges_once_then_auto_finalizes_at_the_cap(store, scenario
 
 def test_finalize_without_citations_is_filled_from_evidence(server, store, scenario):
     server.push(
-        tool_calls(("get_relevant_context", {"node_id": "Customer Job"}),
-                   ("get_connected_nodes", {"node_id": "Customer Job"})),
+        tool_calls(
+            ("get_relevant_context", {"node_id": "Customer Job"}),
+            ("get_connected_nodes", {"node_id": "Customer Job"}),
+        ),
         tool_calls(("finalize_email", {"subject": "Hi", "body": "Hello Priya, a call?"})),
     )
     traj = run(make_policy(store, server), store, scenario)
@@ -153,8 +158,18 @@ def test_finalize_without_citations_is_filled_from_evidence(server, store, scena
 
 
 def test_unknown_citations_are_kept(server, store, scenario):
-    server.push(tool_calls(("finalize_email", {
-        "subject": "Hi", "body": "Hello Priya", "citations": ["Customer Job", "Made Up Node"]})))
+    server.push(
+        tool_calls(
+            (
+                "finalize_email",
+                {
+                    "subject": "Hi",
+                    "body": "Hello Priya",
+                    "citations": ["Customer Job", "Made Up Node"],
+                },
+            )
+        )
+    )
     traj = run(make_policy(store, server), store, scenario)
     assert traj.final_email.citations == ["Customer Job", "Made Up Node"]
 
@@ -169,8 +184,11 @@ def test_finalize_with_an_empty_body_is_refused_and_retried(server, store, scena
 def test_out_of_turns_composes_from_gathered_evidence(store, scenario):
     def wanderer(body):  # explores forever, never finalizes
         reply = walker_turn(body, max_hops=99)
-        return reply if "finalize_email" not in json.dumps(reply.message) else tool_calls(
-            ("get_connected_nodes", {"node_id": "Customer Job"}))
+        return (
+            reply
+            if "finalize_email" not in json.dumps(reply.message)
+            else tool_calls(("get_connected_nodes", {"node_id": "Customer Job"}))
+        )
 
     with OpenAIServer(brain=wanderer) as srv:
         traj = run(make_policy(store, srv), store, scenario, depth=2)
@@ -201,8 +219,10 @@ def test_group_rollouts_run_concurrently_but_bounded(store, scenario):
     with OpenAIServer(brain=slow) as srv:
         policy = make_policy(store, srv, concurrency=3)
         env = RolloutEnv(store, AgentTools(store, NodeScores(store.nodes)), scenario, 5)
-        metas = [TrajectoryMeta(trajectory_id=f"t{j}", scenario_id=scenario.id, iteration=1,
-                                index=j) for j in range(6)]
+        metas = [
+            TrajectoryMeta(trajectory_id=f"t{j}", scenario_id=scenario.id, iteration=1, index=j)
+            for j in range(6)
+        ]
         trajs = policy.rollout_group(env, np.random.default_rng(0), metas)
         assert srv.max_inflight == 3
     assert [t.id for t in trajs] == [f"t{j}" for j in range(6)]
@@ -228,8 +248,14 @@ def test_from_settings_without_an_endpoint_is_a_config_error(store, scenario):
 
 
 def run_cli(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([codreamer_bin(), *args], cwd=cwd, env=clean_env(**env),
-                          capture_output=True, text=True, timeout=240)
+    return subprocess.run(
+        [codreamer_bin(), *args],
+        cwd=cwd,
+        env=clean_env(**env),
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
 
 
 def run_dir(results: Path) -> Path:
@@ -245,9 +271,14 @@ def test_learn_loop_on_the_openai_policy_writes_what_embedded_writes(tmp_path, s
 
     with Receiver() as receiver:
         res_llm = tmp_path / "llm"
-        p = run_cli(["learn-loop", "2", "5", "--json"], tmp_path, CODREAMER_POLICY="openai",
-                    OPENAI_BASE_URL=server.url, CODREAMER_RESULTS_DIR=str(res_llm),
-                    FRONTEND_URL=receiver.url)
+        p = run_cli(
+            ["learn-loop", "2", "5", "--json"],
+            tmp_path,
+            CODREAMER_POLICY="openai",
+            OPENAI_BASE_URL=server.url,
+            CODREAMER_RESULTS_DIR=str(res_llm),
+            FRONTEND_URL=receiver.url,
+        )
         assert p.returncode == 0, p.stderr
         received = receiver.wait_for(4)
     summary = json.loads(p.stdout.strip().splitlines()[-1])
@@ -267,21 +298,40 @@ def test_learn_loop_on_the_openai_policy_writes_what_embedded_writes(tmp_path, s
 
 
 def test_learn_loop_without_an_endpoint_fails_fast_with_one_line(tmp_path):
-    p = run_cli(["learn-loop", "2", "5"], tmp_path, CODREAMER_POLICY="openai",
-                CODREAMER_RESULTS_DIR=str(tmp_path / "r"))
+    p = run_cli(
+        ["learn-loop", "2", "5"],
+        tmp_path,
+        CODREAMER_POLICY="openai",
+        CODREAMER_RESULTS_DIR=str(tmp_path / "r"),
+    )
     assert p.returncode == 2
     assert p.stderr.strip().splitlines() == [
-        "policy openai needs OPENAI_BASE_URL (and OPENAI_API_KEY if required)"]
+        "policy openai needs OPENAI_BASE_URL (and OPENAI_API_KEY if required)"
+    ]
     assert not (tmp_path / "r" / "runs").exists() or not any((tmp_path / "r" / "runs").iterdir())
 
 
 def test_odd_tool_call_shapes(server, store, scenario):
-    odd = Reply(message={"role": "assistant", "content": None, "tool_calls": [
-        {"type": "function", "function": {"name": "get_relevant_context",
-                                          "arguments": {"node_id": "Customer Job"}}},
-        {"id": "c2", "type": "function", "function": {"name": "get_connected_nodes",
-                                                       "arguments": '["Customer Job"]'}},
-    ]})
+    odd = Reply(
+        message={
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "type": "function",
+                    "function": {
+                        "name": "get_relevant_context",
+                        "arguments": {"node_id": "Customer Job"},
+                    },
+                },
+                {
+                    "id": "c2",
+                    "type": "function",
+                    "function": {"name": "get_connected_nodes", "arguments": '["Customer Job"]'},
+                },
+            ],
+        }
+    )
     server.push(odd)
     traj = run(make_policy(store, server), store, scenario)
     first = traj.messages[2]["tool_calls"]

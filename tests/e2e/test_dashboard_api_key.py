@@ -19,9 +19,10 @@ def test_generate_passes_the_backend_key(tmp_path: Path) -> None:
     try:
         with_key = WebSettings(CODREAMER_API_URL=api.url, CODREAMER_API_KEY=KEY)
         without = WebSettings(CODREAMER_API_URL=api.url, CODREAMER_API_KEY="")
-        with serve_in_thread(create_app(with_key)) as good, serve_in_thread(
-            create_app(without)
-        ) as bad:
+        with (
+            serve_in_thread(create_app(with_key)) as good,
+            serve_in_thread(create_app(without)) as bad,
+        ):
             body = {"iterations": 1, "depth": 3}
             ok = httpx.post(f"{good}/api/generate", json=body, timeout=10)
             assert ok.status_code == 202, ok.text

@@ -31,8 +31,14 @@ ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 SECRET = "e2e-shared-secret"
 CLOSED_PORT_URL = "http://127.0.0.1:9"
@@ -123,15 +129,22 @@ def open_dashboard(browser: Any) -> Iterator[Callable[..., Page]]:
 
 def payload(run_id: str, stage: str, iteration: int | None, **over: Any) -> dict[str, Any]:
     data: dict[str, Any] = {
-        "run_id": run_id, "stage": stage, "iteration": iteration, "iterations": 2,
+        "run_id": run_id,
+        "stage": stage,
+        "iteration": iteration,
+        "iterations": 2,
         "final_email": {
             "subject": f"Alex, a thought for Acme ({stage} {iteration})",
             "body": "Hi Alex,\n\nYour team validates synthetic data by hand.\n\n"
-                    "Would a 20-minute call next week make sense?",
+            "Would a 20-minute call next week make sense?",
             "citations": ["Customer Job", "Process for Quality Validation", "Product Feature"],
         },
-        "node_scores": {"Customer Job": 0.72, "Process for Quality Validation": 0.35,
-                        "Human-in-the-Loop Workflow": 0.1, "Product Feature": 0.95},
+        "node_scores": {
+            "Customer Job": 0.72,
+            "Process for Quality Validation": 0.35,
+            "Human-in-the-Loop Workflow": 0.1,
+            "Product Feature": 0.95,
+        },
         "metrics": {"mean": 0.4 + 0.1 * (iteration or 0), "max": 0.6 + 0.1 * (iteration or 0)},
     }
     data |= over
@@ -151,8 +164,14 @@ def test_webhooks_appear_live_with_coloured_nodes(open_dashboard: Callable[..., 
     ui.webhook(payload("api-live", "iteration", 1))
     ui.webhook(payload("api-live", "final", 2))
     page.wait_for_selector("#email-subject:has-text('(final 2)')")
-    ui.webhook(payload("api-live", "iteration", 1, final_email={
-        "subject": "late retry", "body": "old", "citations": []}))  # must not replace
+    ui.webhook(
+        payload(
+            "api-live",
+            "iteration",
+            1,
+            final_email={"subject": "late retry", "body": "old", "citations": []},
+        )
+    )  # must not replace
 
     assert page.locator("#email-body p").count() == 3
     assert page.locator("#email-citations a").count() == 3
@@ -180,10 +199,15 @@ def test_xss_payload_is_shown_as_text(open_dashboard: Callable[..., Page]) -> No
     evil_script = "<script>window.__xss = 'script ran'</script>"
     evil_img = "<img src=x onerror=\"window.__xss='img ran';alert('xss')\">"
     evil = f"{evil_script} {evil_img}"
-    ui.webhook(payload("api-xss", "final", 2,
-                       final_email={"subject": evil, "body": f"Hello\n\n{evil}",
-                                    "citations": [evil_img]},
-                       node_scores={evil_img: 0.9, "Customer Job": 0.2}))
+    ui.webhook(
+        payload(
+            "api-xss",
+            "final",
+            2,
+            final_email={"subject": evil, "body": f"Hello\n\n{evil}", "citations": [evil_img]},
+            node_scores={evil_img: 0.9, "Customer Job": 0.2},
+        )
+    )
     page.wait_for_selector("#email-subject:has-text('window.__xss')")
     page.wait_for_timeout(500)  # give any injected handler the chance to fire
     assert page.evaluate("window.__xss") is None
@@ -201,8 +225,7 @@ def test_xss_payload_is_shown_as_text(open_dashboard: Callable[..., Page]) -> No
     ui.screenshot("dashboard-xss-as-text")
 
 
-def test_unreachable_backend_shows_labelled_mock_data(open_dashboard: Callable[..., Page]
-                                                      ) -> None:
+def test_unreachable_backend_shows_labelled_mock_data(open_dashboard: Callable[..., Page]) -> None:
     ui = open_dashboard(api_url=CLOSED_PORT_URL)
     page = ui.open()
     banner = page.locator("#mock-banner")

@@ -25,8 +25,14 @@ ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 SECRET = "e2e-real-shared-secret"
 
@@ -123,8 +129,10 @@ def test_sixteen_node_graph_from_a_chosen_file_is_legible(browser: Any, tmp_path
     if not graph_file.exists():
         pytest.skip(f"{graph_file} not found (shared/ is laid beside the repository)")
     dash_port = free_port()
-    env = {"FRONTEND_URL": f"http://127.0.0.1:{dash_port}/api/final-email",
-           "CODREAMER_WEBHOOK_SECRET": SECRET}
+    env = {
+        "FRONTEND_URL": f"http://127.0.0.1:{dash_port}/api/final-email",
+        "CODREAMER_WEBHOOK_SECRET": SECRET,
+    }
     ARTIFACTS.mkdir(exist_ok=True)
     with api_server(tmp_path, env) as api:
         settings = WebSettings(api_url=api.url, webhook_secret=SECRET)
@@ -144,7 +152,8 @@ def test_sixteen_node_graph_from_a_chosen_file_is_legible(browser: Any, tmp_path
                 page.wait_for_selector(f"#email-meta:has-text('run {run_id} · final')")
                 page.wait_for_selector("svg.graph-svg g.node >> nth=15")
                 scores = page.evaluate("fetch('/api/state').then(r => r.json())")["latest"][
-                    "node_scores"]
+                    "node_scores"
+                ]
                 # One snapshot of every node: id, score text and box, read atomically.
                 drawn = page.evaluate("""() => [...document.querySelectorAll(
                     'svg.graph-svg g.node')].map(g => {
@@ -157,9 +166,12 @@ def test_sixteen_node_graph_from_a_chosen_file_is_legible(browser: Any, tmp_path
                     assert d["score"] == f"{min(1.0, max(0.0, scores[d['id']])):.2f}", d
                 for i, a in enumerate(drawn):  # no two boxes overlap: all labels readable
                     for b in drawn[i + 1 :]:
-                        assert (a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"]
-                                or a["y"] + a["height"] <= b["y"]
-                                or b["y"] + b["height"] <= a["y"]), (a, b)
+                        assert (
+                            a["x"] + a["width"] <= b["x"]
+                            or b["x"] + b["width"] <= a["x"]
+                            or a["y"] + a["height"] <= b["y"]
+                            or b["y"] + b["height"] <= a["y"]
+                        ), (a, b)
                 assert page.locator("#email-body p").count() >= 2
                 page.screenshot(path=str(ARTIFACTS / "e2e-graph-16-nodes.png"), full_page=True)
             finally:

@@ -59,7 +59,9 @@ def test_out_neighbours_carry_relationship_and_rationale(weave: GraphStore) -> N
 def test_k_hop_subgraph(weave: GraphStore, synth: GraphStore) -> None:
     sub = weave.k_hop_subgraph("Customer Job", 2)
     assert set(sub.nodes) == {
-        "Customer Job", "Process for Quality Validation", "Human-in-the-Loop Workflow"
+        "Customer Job",
+        "Process for Quality Validation",
+        "Human-in-the-Loop Workflow",
     }
     assert sub.number_of_edges() == 2
     assert set(weave.k_hop_subgraph("Customer Job", 0).nodes) == {"Customer Job"}

@@ -52,8 +52,9 @@ def answer(scores: dict[str, float]) -> Reply:
 
 
 def judge(srv, store, **kw) -> LLMJudge:
-    return LLMJudge(store, ChatClient(srv.url, backoff_initial_s=0.01, max_retries=1), "judge-m",
-                    **kw)
+    return LLMJudge(
+        store, ChatClient(srv.url, backoff_initial_s=0.01, max_retries=1), "judge-m", **kw
+    )
 
 
 def test_rubric_shaped_result_with_the_rubric_s_arithmetic(store, scenario):
@@ -61,8 +62,9 @@ def test_rubric_shaped_result_with_the_rubric_s_arithmetic(store, scenario):
         srv.push(answer({"grounding": 0.2, "argument_chain": 0.5, "no_spam": 0.5}))
         (j,) = judge(srv, store).score_group([EMAIL], scenario)
     w = RubricWeights().as_dict()
-    expected = (sum(w.values()) - w["grounding"] * 0.8 - w["argument_chain"] * 0.5) / sum(
-        w.values()) * 0.5
+    expected = (
+        (sum(w.values()) - w["grounding"] * 0.8 - w["argument_chain"] * 0.5) / sum(w.values()) * 0.5
+    )
     assert j.total == pytest.approx(expected, abs=1e-6)
     assert set(j.criteria) == set(WEIGHTED + GATES)
     assert j.criteria["grounding"].weight == w["grounding"] and j.criteria["english"].weight == 0
@@ -76,7 +78,8 @@ def test_sends_a_strict_json_schema_and_the_evidence(store, scenario):
     rf = req["response_format"]
     assert rf["type"] == "json_schema" and rf["json_schema"]["strict"] is True
     assert rf["json_schema"]["schema"]["properties"]["criteria"]["required"] == list(
-        WEIGHTED + GATES)
+        WEIGHTED + GATES
+    )
     prompt = req["messages"][1]["content"]
     assert "- Made Up Node: NOT IN GRAPH" in prompt
     assert store.content("Customer Job") in prompt and "Priya" in prompt
@@ -115,13 +118,17 @@ def test_endpoint_failure_is_a_judge_error(store, scenario):
 
 
 def test_make_judge_builds_it_from_settings(store):
-    s = Settings(_env_file=None, OPENAI_BASE_URL="http://127.0.0.1:9/v1",
-                 CODREAMER_JUDGE_MODEL="jm")
+    s = Settings(
+        _env_file=None, OPENAI_BASE_URL="http://127.0.0.1:9/v1", CODREAMER_JUDGE_MODEL="jm"
+    )
     j = make_judge("llm", store, s)
     assert isinstance(j, LLMJudge) and j.model == "jm"
     assert j.client.base_url == "http://127.0.0.1:9/v1"
-    own = Settings(_env_file=None, OPENAI_BASE_URL="http://127.0.0.1:9/v1",
-                   CODREAMER_JUDGE_BASE_URL="http://127.0.0.1:8/v1")
+    own = Settings(
+        _env_file=None,
+        OPENAI_BASE_URL="http://127.0.0.1:9/v1",
+        CODREAMER_JUDGE_BASE_URL="http://127.0.0.1:8/v1",
+    )
     assert make_judge("llm", store, own).client.base_url == "http://127.0.0.1:8/v1"
     with pytest.raises(ConfigError, match="judge llm needs OPENAI_BASE_URL"):
         make_judge("llm", store, Settings(_env_file=None))
@@ -142,10 +149,17 @@ def test_a_failing_judge_skips_the_group_and_the_run_goes_on(tmp_path):
 
     with OpenAIServer(brain=brain) as srv:
         p = subprocess.run(
-            [codreamer_bin(), "learn-loop", "1", "3", "--json"], cwd=tmp_path,
-            env=clean_env(CODREAMER_POLICY="openai", CODREAMER_JUDGE="llm",
-                          OPENAI_BASE_URL=srv.url, CODREAMER_RESULTS_DIR=str(tmp_path)),
-            capture_output=True, text=True, timeout=240,
+            [codreamer_bin(), "learn-loop", "1", "3", "--json"],
+            cwd=tmp_path,
+            env=clean_env(
+                CODREAMER_POLICY="openai",
+                CODREAMER_JUDGE="llm",
+                OPENAI_BASE_URL=srv.url,
+                CODREAMER_RESULTS_DIR=str(tmp_path),
+            ),
+            capture_output=True,
+            text=True,
+            timeout=240,
         )
     assert p.returncode == 0, p.stderr
     (run,) = (tmp_path / "runs").iterdir()

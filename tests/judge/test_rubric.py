@@ -159,7 +159,9 @@ def test_spam_low(judge: RubricJudge) -> None:
     spam = GOOD.model_copy(
         update={
             "subject": "ACT NOW!!! LIMITED TIME OFFER",
-            "body": GOOD.body.replace("Would you", "This is 100% guaranteed, click here! Would you"),
+            "body": GOOD.body.replace(
+                "Would you", "This is 100% guaranteed, click here! Would you"
+            ),
         }
     )
     j = judge.judge(spam, SCENARIO)

@@ -27,8 +27,11 @@ pytestmark = [
 ]
 
 REPO = Path(__file__).resolve().parents[2]
-GOOD = FinalEmail(subject="Priya, an idea", body="Hi Priya, a call?",
-                  citations=["Customer Job", "Product Feature"])
+GOOD = FinalEmail(
+    subject="Priya, an idea",
+    body="Hi Priya, a call?",
+    citations=["Customer Job", "Product Feature"],
+)
 BAD = FinalEmail(subject="Hello", body="Buy now!!", citations=["Invented"])
 
 
@@ -61,8 +64,12 @@ def test_ruler_scores_a_group_through_the_base_url(store, scenario):
 
 
 def test_scores_out_of_range_are_clamped(store, scenario):
-    scores = {"scores": [{"trajectory_id": "1", "explanation": "great", "score": 1.7},
-                         {"trajectory_id": "2", "explanation": "poor", "score": -0.2}]}
+    scores = {
+        "scores": [
+            {"trajectory_id": "1", "explanation": "great", "score": 1.7},
+            {"trajectory_id": "2", "explanation": "poor", "score": -0.2},
+        ]
+    }
     with OpenAIServer() as srv:
         srv.push(Reply(message={"role": "assistant", "content": json.dumps(scores)}))
         out = ruler(srv, store).score_group([GOOD, BAD], scenario)
@@ -70,8 +77,9 @@ def test_scores_out_of_range_are_clamped(store, scenario):
     assert out[1].criteria["ruler"].reason == "poor"
 
 
-@pytest.mark.parametrize("reply", [error(500), Reply(message={"role": "assistant",
-                                                              "content": '{"scores": []}'})])
+@pytest.mark.parametrize(
+    "reply", [error(500), Reply(message={"role": "assistant", "content": '{"scores": []}'})]
+)
 def test_a_ruler_failure_is_a_judge_error(store, scenario, reply):
     with OpenAIServer() as srv:
         srv.push(*[reply] * 4)
@@ -82,8 +90,9 @@ def test_a_ruler_failure_is_a_judge_error(store, scenario, reply):
 def test_make_judge_and_model_names(store, monkeypatch):
     for key in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "CODREAMER_JUDGE_BASE_URL"):
         monkeypatch.delenv(key, raising=False)
-    s = Settings(_env_file=None, OPENAI_BASE_URL="http://127.0.0.1:9/v1",
-                 CODREAMER_JUDGE_MODEL="qwen")
+    s = Settings(
+        _env_file=None, OPENAI_BASE_URL="http://127.0.0.1:9/v1", CODREAMER_JUDGE_MODEL="qwen"
+    )
     j = make_judge("ruler", store, s)
     assert isinstance(j, RulerJudge) and j.judge_model == "openai/qwen"
     assert j.litellm_params["api_base"] == "http://127.0.0.1:9/v1"

@@ -61,11 +61,16 @@ def tool_calls(*calls: tuple[str, Any], content: str | None = None) -> Reply:
     for i, (name, args) in enumerate(calls):
         arguments = args if isinstance(args, str) else json.dumps(args)
         out.append(
-            {"id": f"call_{turn}_{i}", "type": "function",
-             "function": {"name": name, "arguments": arguments}}
+            {
+                "id": f"call_{turn}_{i}",
+                "type": "function",
+                "function": {"name": name, "arguments": arguments},
+            }
         )
-    return Reply(message={"role": "assistant", "content": content, "tool_calls": out},
-                 finish_reason="tool_calls")
+    return Reply(
+        message={"role": "assistant", "content": content, "tool_calls": out},
+        finish_reason="tool_calls",
+    )
 
 
 def text(content: str) -> Reply:
@@ -108,22 +113,29 @@ def walker_turn(body: Body, *, max_hops: int = 4) -> Reply:
     user = next(m["content"] for m in messages if m["role"] == "user")
     seed = re.search(r"Start at node: '([^']*)'", user)
     results = _tool_results(messages)
-    evidence = [r for n, _, r in results if n == "get_relevant_context" and isinstance(r, dict)
-                and "node_id" in r]
+    evidence = [
+        r
+        for n, _, r in results
+        if n == "get_relevant_context" and isinstance(r, dict) and "node_id" in r
+    ]
     if not evidence:  # nothing read yet (or only errors): start at the seed
         node = seed.group(1) if seed else "Customer Job"
-        return tool_calls(("get_relevant_context", {"node_id": node}),
-                          ("get_connected_nodes", {"node_id": node}))
+        return tool_calls(
+            ("get_relevant_context", {"node_id": node}), ("get_connected_nodes", {"node_id": node})
+        )
     path = [e["node_id"] for e in evidence]
-    neighbours = next((r for n, _, r in reversed(results)
-                       if n == "get_connected_nodes" and isinstance(r, list)), [])
+    neighbours = next(
+        (r for n, _, r in reversed(results) if n == "get_connected_nodes" and isinstance(r, list)),
+        [],
+    )
     cands = [c for c in neighbours if c not in path]
     at_feature = bool(path) and "product feature" in path[-1].lower()
     if at_feature or not cands or len(path) > max_hops:
         return finalize_from(user, evidence)
     nxt = cands[0]
-    return tool_calls(("get_relevant_context", {"node_id": nxt}),
-                      ("get_connected_nodes", {"node_id": nxt}))
+    return tool_calls(
+        ("get_relevant_context", {"node_id": nxt}), ("get_connected_nodes", {"node_id": nxt})
+    )
 
 
 def finalize_from(user: str, evidence: list[dict[str, Any]]) -> Reply:
@@ -137,11 +149,16 @@ def finalize_from(user: str, evidence: list[dict[str, Any]]) -> Reply:
         f"{facts}\n\nWould you be open to {goal[0].lower() + goal[1:]}?\n\n"
         "Best regards,\nSam from CoDreamer"
     )
-    return tool_calls(("finalize_email", {
-        "subject": f"{first}, an idea for {company}",
-        "body": body,
-        "citations": [e["node_id"] for e in evidence],
-    }))
+    return tool_calls(
+        (
+            "finalize_email",
+            {
+                "subject": f"{first}, an idea for {company}",
+                "body": body,
+                "citations": [e["node_id"] for e in evidence],
+            },
+        )
+    )
 
 
 def schema_instance(schema: dict[str, Any], body: Body, score: float = 0.8) -> Any:
@@ -177,8 +194,9 @@ def default_brain(body: Body) -> Reply:
     rf = body.get("response_format")
     if isinstance(rf, dict) and rf.get("type") == "json_schema":
         obj = schema_instance(rf["json_schema"]["schema"], body)
-        return Reply(message={"role": "assistant", "content": json.dumps(obj)},
-                     finish_reason="stop")
+        return Reply(
+            message={"role": "assistant", "content": json.dumps(obj)}, finish_reason="stop"
+        )
     return walker_turn(body)
 
 
@@ -200,8 +218,9 @@ class OpenAIServer:
         self._server = uvicorn.Server(
             uvicorn.Config(self._app(), log_level="warning", lifespan="off", access_log=False)
         )
-        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._sock]},
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True
+        )
 
     @property
     def url(self) -> str:
@@ -267,11 +286,18 @@ class OpenAIServer:
                 with self._lock:
                     self.inflight -= 1
             if reply.raw is not None:
-                return Response(reply.raw, status_code=reply.status, headers=reply.headers,
-                                media_type="application/json")
+                return Response(
+                    reply.raw,
+                    status_code=reply.status,
+                    headers=reply.headers,
+                    media_type="application/json",
+                )
             if reply.status != 200:
-                return JSONResponse({"error": {"message": f"scripted {reply.status}"}},
-                                    status_code=reply.status, headers=reply.headers)
+                return JSONResponse(
+                    {"error": {"message": f"scripted {reply.status}"}},
+                    status_code=reply.status,
+                    headers=reply.headers,
+                )
             return JSONResponse(completion(body, reply))
 
         return app
@@ -288,10 +314,18 @@ def completion(body: Body, reply: Reply) -> dict[str, Any]:
     }
     if body.get("logprobs"):
         lps = reply.logprobs if reply.logprobs is not None else [-0.25, -0.5]
-        choice["logprobs"] = {"content": [
-            {"token": f"t{i}", "logprob": lp, "bytes": list(f"t{i}".encode()), "top_logprobs": []}
-            for i, lp in enumerate(lps)
-        ], "refusal": None}
+        choice["logprobs"] = {
+            "content": [
+                {
+                    "token": f"t{i}",
+                    "logprob": lp,
+                    "bytes": list(f"t{i}".encode()),
+                    "top_logprobs": [],
+                }
+                for i, lp in enumerate(lps)
+            ],
+            "refusal": None,
+        }
     return {
         "id": "chatcmpl-test",
         "object": "chat.completion",
@@ -311,8 +345,11 @@ _PREFIXES = ("CODREAMER_", "OPENAI_", "ART_", "WANDB_", "WEAVE_", "LITELLM_")
 def clean_env(**overrides: str) -> dict[str, str]:
     """This process's environment without any CoDreamer/LLM settings, plus `overrides`;
     data from the repo. Run the CLI with a temp cwd so no developer `.env` is read."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(_PREFIXES) and k not in ("FRONTEND_URL", "NUM_ITERS", "DEPTH")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(_PREFIXES) and k not in ("FRONTEND_URL", "NUM_ITERS", "DEPTH")
+    }
     env["CODREAMER_DATA_DIR"] = str(REPO / "data")
     env.update(overrides)
     return env

@@ -98,8 +98,12 @@ def test_embedded_trajectory_round_trips(art, store, scenario):
 def test_unjudged_trajectory_keeps_reward_none(art, store, scenario):
     from codreamer.train.art_adapter import from_art_trajectory, to_art_trajectory
 
-    t = rollout(EmbeddedPolicy(store), env_for(store, scenario), np.random.default_rng(1),
-                meta(style={"subject": 1}, errors=["x"]))
+    t = rollout(
+        EmbeddedPolicy(store),
+        env_for(store, scenario),
+        np.random.default_rng(1),
+        meta(style={"subject": 1}, errors=["x"]),
+    )
     at = to_art_trajectory(t)
     assert at.reward == 0.0
     back = from_art_trajectory(at)
@@ -141,8 +145,16 @@ def test_groups_round_trip_and_art_side_rewards_win(art, store, scenario):
     from codreamer.train.art_adapter import from_art_groups, to_art_groups
 
     pol = EmbeddedPolicy(store)
-    groups = [[judged(rollout(pol, env_for(store, scenario), np.random.default_rng(i), meta(i)),
-                      store, scenario) for i in range(3)]]
+    groups = [
+        [
+            judged(
+                rollout(pol, env_for(store, scenario), np.random.default_rng(i), meta(i)),
+                store,
+                scenario,
+            )
+            for i in range(3)
+        ]
+    ]
     ag = to_art_groups(groups)
     assert isinstance(ag[0], art.TrajectoryGroup) and len(ag[0]) == 3
     assert ag[0].metadata == {"group": 0, "scenario_id": "s"}
@@ -193,27 +205,33 @@ def test_art_policy_rolls_out_trains_and_resumes(art, store, scenario, tmp_path)
 
     with OpenAIServer() as srv:
         backend = RecordingBackend(srv.url)
-        model = art.TrainableModel(name="cd-test", project="p", base_model="Qwen/Qwen2.5-0.5B",
-                                   base_path=str(tmp_path))
+        model = art.TrainableModel(
+            name="cd-test", project="p", base_model="Qwen/Qwen2.5-0.5B", base_path=str(tmp_path)
+        )
         policy = ArtPolicy.create(store, model, backend, learning_rate=1e-5, concurrency=2)
         assert backend.registered == "cd-test" and policy.trainable and policy.step == 0
 
         env = env_for(store, scenario)
         metas = [meta(i, policy="art") for i in range(4)]
-        group = [judged(t, store, scenario, reward=0.2 * i) for i, t in
-                 enumerate(policy.rollout_group(env, np.random.default_rng(0), metas))]
+        group = [
+            judged(t, store, scenario, reward=0.2 * i)
+            for i, t in enumerate(policy.rollout_group(env, np.random.default_rng(0), metas))
+        ]
         reqs = srv.chat_requests("agent")
         assert {r["model"] for r in reqs} == {"cd-test@0"} and all(r["logprobs"] for r in reqs)
         assert srv.headers[-1]["authorization"] == "Bearer art-key"
 
         stats = policy.train_step([group])
-        (groups, kwargs), = backend.trained
+        ((groups, kwargs),) = backend.trained
         assert kwargs == {"learning_rate": 1e-5}
         assert all(isinstance(g, art.TrajectoryGroup) for g in groups)
         assert [t.reward for t in groups[0]] == [0.0, 0.2, 0.4, pytest.approx(0.6)]
-        assert all(not isinstance(x, dict) and x.logprobs for x in
-                   [c for c in groups[0].trajectories[0].messages_and_choices
-                    if not isinstance(c, dict)])
+        assert all(
+            not isinstance(x, dict) and x.logprobs
+            for x in [
+                c for c in groups[0].trajectories[0].messages_and_choices if not isinstance(c, dict)
+            ]
+        )
         assert stats == {"loss": 0.5, "groups": 1.0, "step": 1.0}
 
         rollout(policy, env, np.random.default_rng(1), meta(9), greedy=True)
@@ -244,6 +262,7 @@ def test_art_policy_start_up_errors_are_one_clear_line(store, scenario, monkeypa
 def test_serverless_backend_is_built_with_the_key_offline(art):
     from codreamer.train.art_adapter import make_backend
 
-    backend = make_backend(art, Settings(_env_file=None, ART_BACKEND="serverless",
-                                         WANDB_API_KEY="k" * 40))
+    backend = make_backend(
+        art, Settings(_env_file=None, ART_BACKEND="serverless", WANDB_API_KEY="k" * 40)
+    )
     assert isinstance(backend, art.ServerlessBackend)

@@ -92,8 +92,9 @@ def test_tolerance_setting_applies(start_dashboard: Start, make_payload: Make) -
     assert dash.post(make_payload(), secret=SECRET, timestamp=time.time() - 3600).status_code == 200
 
 
-def test_duplicate_webhook_id_is_200_and_no_change(start_dashboard: Start, make_payload: Make
-                                                  ) -> None:
+def test_duplicate_webhook_id_is_200_and_no_change(
+    start_dashboard: Start, make_payload: Make
+) -> None:
     dash = start_dashboard(webhook_secret=SECRET)
     assert dash.post(make_payload(iteration=1), secret=SECRET, msg_id="msg_1").status_code == 200
     before = dash.state()
@@ -110,8 +111,9 @@ def test_duplicate_id_unsigned_mode(start_dashboard: Start, make_payload: Make) 
     assert dash.state()["latest"]["iteration"] == 1
 
 
-def test_out_of_order_retry_never_replaces_newer(start_dashboard: Start, make_payload: Make
-                                                ) -> None:
+def test_out_of_order_retry_never_replaces_newer(
+    start_dashboard: Start, make_payload: Make
+) -> None:
     dash = start_dashboard(webhook_secret=SECRET)
     dash.post(make_payload(stage="final", iteration=3), secret=SECRET)
     late = dash.post(make_payload(stage="iteration", iteration=2), secret=SECRET)
@@ -123,14 +125,18 @@ def test_out_of_order_retry_never_replaces_newer(start_dashboard: Start, make_pa
     assert dash.post(older_run, secret=SECRET).json()["status"] == "stale"
     latest = dash.state()["latest"]
     assert (latest["run_id"], latest["stage"], latest["iteration"]) == (
-        "api-20251012-130015-cb9af9", "final", 3)
+        "api-20251012-130015-cb9af9",
+        "final",
+        3,
+    )
 
 
 def test_newer_run_replaces(start_dashboard: Start, make_payload: Make) -> None:
     dash = start_dashboard()
     dash.post(make_payload(run_id="a", iteration=3, created_at="2025-01-01T00:00:00Z"))
-    dash.post(make_payload(run_id="b", stage="baseline", iteration=0,
-                           created_at="2025-01-02T00:00:00Z"))
+    dash.post(
+        make_payload(run_id="b", stage="baseline", iteration=0, created_at="2025-01-02T00:00:00Z")
+    )
     assert dash.state()["latest"]["run_id"] == "b"
 
 
@@ -144,8 +150,9 @@ def test_oversized_body_is_413(start_dashboard: Start, make_payload: Make) -> No
         for i in range(0, len(data), 1000):
             yield data[i : i + 1000]
 
-    r = dash.http.post("/api/final-email", content=chunks(),
-                       headers={"Content-Type": "application/json"})
+    r = dash.http.post(
+        "/api/final-email", content=chunks(), headers={"Content-Type": "application/json"}
+    )
     assert r.status_code == 413
     assert dash.state()["latest"] is None
 
@@ -160,16 +167,33 @@ def test_oversized_checked_before_signature(start_dashboard: Start, make_payload
     ("body", "fields"),
     [
         ({"run_id": "r"}, {"final_email", "node_scores"}),
-        ({"run_id": "r", "final_email": {"subject": 1, "body": "b"}, "node_scores": {}},
-         {"final_email.subject"}),
-        ({"run_id": "r", "final_email": {"subject": "s", "body": "b"},
-          "node_scores": {"a": "x"}, "iteration": "two"}, {"node_scores.a", "iteration"}),
-        ({"run_id": "r", "stage": "later", "final_email": {"subject": "s", "body": "b"},
-          "node_scores": {}}, {"stage"}),
+        (
+            {"run_id": "r", "final_email": {"subject": 1, "body": "b"}, "node_scores": {}},
+            {"final_email.subject"},
+        ),
+        (
+            {
+                "run_id": "r",
+                "final_email": {"subject": "s", "body": "b"},
+                "node_scores": {"a": "x"},
+                "iteration": "two",
+            },
+            {"node_scores.a", "iteration"},
+        ),
+        (
+            {
+                "run_id": "r",
+                "stage": "later",
+                "final_email": {"subject": "s", "body": "b"},
+                "node_scores": {},
+            },
+            {"stage"},
+        ),
     ],
 )
-def test_malformed_is_422_naming_fields(start_dashboard: Start, body: dict[str, Any],
-                                        fields: set[str]) -> None:
+def test_malformed_is_422_naming_fields(
+    start_dashboard: Start, body: dict[str, Any], fields: set[str]
+) -> None:
     dash = start_dashboard()
     r = dash.post(body)
     assert r.status_code == 422
@@ -199,12 +223,17 @@ def test_stage_header(start_dashboard: Start, make_payload: Make) -> None:
     assert bad.status_code == 422
 
 
-def test_page_has_csp_and_escapes_webhook_content(start_dashboard: Start, make_payload: Make
-                                                 ) -> None:
+def test_page_has_csp_and_escapes_webhook_content(
+    start_dashboard: Start, make_payload: Make
+) -> None:
     dash = start_dashboard()
     evil = "<script>window.__xss=1</script><img src=x onerror=alert(1)>"
-    dash.post(make_payload(final_email={"subject": evil, "body": evil, "citations": [evil]},
-                           node_scores={evil: 0.5}))
+    dash.post(
+        make_payload(
+            final_email={"subject": evil, "body": evil, "citations": [evil]},
+            node_scores={evil: 0.5},
+        )
+    )
     r = dash.http.get("/")
     assert r.status_code == 200
     csp = r.headers["content-security-policy"]
@@ -288,25 +317,42 @@ def fake_backend(received: list[dict[str, Any]]) -> FastAPI:
         body = await request.json()
         received.append(body)
         if body.get("iterations", 0) > 50:
-            return JSONResponse({"detail": [{"loc": ["body", "iterations"],
-                                             "msg": "too many"}]}, status_code=422)
-        return JSONResponse({"run_id": "api-x", "status": "queued", "results_path": "r",
-                             "status_url": "/runs/api-x", "events_url": "/runs/api-x/events"},
-                            status_code=202)
+            return JSONResponse(
+                {"detail": [{"loc": ["body", "iterations"], "msg": "too many"}]}, status_code=422
+            )
+        return JSONResponse(
+            {
+                "run_id": "api-x",
+                "status": "queued",
+                "results_path": "r",
+                "status_url": "/runs/api-x",
+                "events_url": "/runs/api-x/events",
+            },
+            status_code=202,
+        )
 
     @app.get("/runs/{run_id}")
     def run(run_id: str) -> JSONResponse:
         if run_id != "api-x":
             return JSONResponse({"detail": "unknown run"}, status_code=404)
-        return JSONResponse({"run_id": run_id, "status": "running",
-                             "progress": {"iteration": 1, "iterations": 2, "step": "score",
-                                          "fraction": 0.5},
-                             "metrics": {"iterations": []}, "latest_email": None, "error": None})
+        return JSONResponse(
+            {
+                "run_id": run_id,
+                "status": "running",
+                "progress": {"iteration": 1, "iterations": 2, "step": "score", "fraction": 0.5},
+                "metrics": {"iterations": []},
+                "latest_email": None,
+                "error": None,
+            }
+        )
 
     @app.get("/runs/{run_id}/graph")
     def graph(run_id: str) -> dict[str, Any]:
-        return {"run_id": run_id, "nodes": [{"id": "Customer Job", "content": "c", "score": 0.5}],
-                "edges": []}
+        return {
+            "run_id": run_id,
+            "nodes": [{"id": "Customer Job", "content": "c", "score": 0.5}],
+            "edges": [],
+        }
 
     @app.get("/scenarios")
     def scenarios() -> list[dict[str, Any]]:
@@ -321,8 +367,9 @@ def test_proxy_to_backend(start_dashboard: Start) -> None:
         dash = start_dashboard(api_url=backend_url + "/")
         assert dash.http.get("/api/backend").json()["reachable"] is True
         graph = [{"id": "Customer Job", "content": "c"}]
-        r = dash.http.post("/api/generate", json={"iterations": 2, "depth": 3, "graph": graph,
-                                                  "scenario": "s1"})
+        r = dash.http.post(
+            "/api/generate", json={"iterations": 2, "depth": 3, "graph": graph, "scenario": "s1"}
+        )
         assert r.status_code == 202 and r.json()["run_id"] == "api-x"
         assert received[-1] == {"iterations": 2, "depth": 3, "graph": graph, "scenario": "s1"}
         assert dash.state()["active_run_id"] == "api-x"
