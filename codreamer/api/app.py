@@ -110,8 +110,21 @@ def _error_body(exc: Exception) -> dict[str, Any]:
     if not problems:
         where = next((w for cls, w in ERROR_WHERE if isinstance(exc, cls)), None)
         if where is not None:
-            problems = [{"where": where, "message": str(exc)}]
+            message = str(exc).removeprefix(f"{where}: ")  # the where is said once
+            problems = [{"where": where, "message": message}]
     return {"detail": str(exc), "problems": problems}
+
+
+def _problem(e: Any) -> dict[str, str]:
+    loc = [str(x) for x in e.get("loc", ())]
+    if e.get("type") == "json_invalid":
+        # FastAPI puts the character offset in `loc`; say it in words.
+        at = f" at character {loc[1]}" if len(loc) > 1 else ""
+        return {"where": "body", "message": f"not valid JSON{at}: {e['msg']}"}
+    # A field typed as a union (e.g. scenario: id | object) reports each branch by its
+    # type name; the names mean nothing to a caller, so they are left out.
+    loc = [x for x in loc if x not in ("str", "Scenario", "int", "list[dict[str, Any]]")]
+    return {"where": ".".join(loc) or "body", "message": e["msg"]}
 
 
 def _install_error_handlers(app: FastAPI) -> None:
@@ -129,10 +142,7 @@ def _install_error_handlers(app: FastAPI) -> None:
 
     async def validation(request: Request, exc: Exception) -> JSONResponse:
         errors = exc.errors() if isinstance(exc, (RequestValidationError, ValidationError)) else []
-        problems = [
-            {"where": ".".join(str(x) for x in e.get("loc", ())) or "body", "message": e["msg"]}
-            for e in errors
-        ]
+        problems = [_problem(e) for e in errors]
         detail = "; ".join(f"{p['where']}: {p['message']}" for p in problems) or "invalid request"
         return JSONResponse({"detail": detail, "problems": problems}, status_code=422)
 

@@ -1,0 +1,39 @@
+"""Error bodies name what is wrong in words a caller can act on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+
+from codreamer.api.app import create_app
+from codreamer.config import Settings
+
+
+def _client(tmp_path: Path) -> TestClient:
+    # No lifespan: these requests are refused before any run could start.
+    return TestClient(create_app(Settings(CODREAMER_RESULTS_DIR=tmp_path)))
+
+
+def _problems(client: TestClient, body: bytes) -> list[dict[str, str]]:
+    r = client.post("/learn-loop", content=body, headers={"content-type": "application/json"})
+    assert r.status_code == 422, r.text
+    return r.json()["problems"]
+
+
+def test_broken_json_is_called_that(tmp_path: Path) -> None:
+    [p] = _problems(_client(tmp_path), b"{bad")
+    assert p["where"] == "body" and p["message"].startswith("not valid JSON at character 1")
+
+
+def test_union_branch_names_do_not_leak(tmp_path: Path) -> None:
+    wheres = [p["where"] for p in _problems(_client(tmp_path), b'{"scenario":{"prospect":{}}}')]
+    assert "body.scenario.prospect.name" in wheres and "body.scenario.goal" in wheres
+    assert not any(".Scenario." in w or w.endswith(".str") for w in wheres)
+
+
+def test_unknown_scenario_names_it_once(tmp_path: Path) -> None:
+    [p] = _problems(_client(tmp_path), b'{"scenario":"nope"}')
+    assert p["where"] == "scenario"
+    assert p["message"].startswith("unknown scenario id 'nope'; known ids:")
+    assert not list(tmp_path.iterdir())  # nothing written for a refused request
