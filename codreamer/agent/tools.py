@@ -20,60 +20,49 @@ GET_RELEVANT_CONTEXT = "get_relevant_context"
 FINALIZE_EMAIL = "finalize_email"
 TOOL_NAMES = (GET_CONNECTED_NODES, GET_RELEVANT_CONTEXT, FINALIZE_EMAIL)
 
+def _tool(name: str, description: str, properties: dict[str, Any]) -> dict[str, Any]:
+    """One OpenAI function-tool schema; every argument is required, no others allowed."""
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {
+                "type": "object",
+                "properties": properties,
+                "required": list(properties),
+                "additionalProperties": False,
+            },
+        },
+    }
+
+
+_NODE_ID = {"node_id": {"type": "string", "description": "A node id."}}
+
 TOOL_SCHEMAS: list[dict[str, Any]] = [
-    {
-        "type": "function",
-        "function": {
-            "name": GET_CONNECTED_NODES,
-            "description": (
-                "List the ids of the nodes this node points to in the knowledge graph, "
-                "most promising first."
-            ),
-            "parameters": {
-                "type": "object",
-                "properties": {"node_id": {"type": "string", "description": "A node id."}},
-                "required": ["node_id"],
-                "additionalProperties": False,
-            },
+    _tool(
+        GET_CONNECTED_NODES,
+        "List the ids of the nodes this node points to in the knowledge graph, "
+        "most promising first.",
+        _NODE_ID,
+    ),
+    _tool(
+        GET_RELEVANT_CONTEXT,
+        "Get a short evidence block for a node: its content, how it was reached "
+        "(relationship and rationale) and the citation id to use for it.",
+        _NODE_ID,
+    ),
+    _tool(
+        FINALIZE_EMAIL,
+        "Send the finished email. Cite the ids of the nodes whose facts the email "
+        "uses, in the order of the argument, from 'Customer Job' to a 'Product "
+        "Feature' node. Ends the conversation.",
+        {
+            "subject": {"type": "string"},
+            "body": {"type": "string"},
+            "citations": {"type": "array", "items": {"type": "string"}},
         },
-    },
-    {
-        "type": "function",
-        "function": {
-            "name": GET_RELEVANT_CONTEXT,
-            "description": (
-                "Get a short evidence block for a node: its content, how it was reached "
-                "(relationship and rationale) and the citation id to use for it."
-            ),
-            "parameters": {
-                "type": "object",
-                "properties": {"node_id": {"type": "string", "description": "A node id."}},
-                "required": ["node_id"],
-                "additionalProperties": False,
-            },
-        },
-    },
-    {
-        "type": "function",
-        "function": {
-            "name": FINALIZE_EMAIL,
-            "description": (
-                "Send the finished email. Cite the ids of the nodes whose facts the email "
-                "uses, in the order of the argument, from 'Customer Job' to a 'Product "
-                "Feature' node. Ends the conversation."
-            ),
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "subject": {"type": "string"},
-                    "body": {"type": "string"},
-                    "citations": {"type": "array", "items": {"type": "string"}},
-                },
-                "required": ["subject", "body", "citations"],
-                "additionalProperties": False,
-            },
-        },
-    },
+    ),
 ]
 
 

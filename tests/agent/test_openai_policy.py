@@ -28,32 +28,13 @@ from codreamer.agent.trajectory import TrajectoryMeta
 from codreamer.errors import ConfigError, PolicyError
 from codreamer.graph.scores import NodeScores
 from codreamer.llm.client import ChatClient
-from codreamer.loaders import load_graph, resolve_scenario
 from codreamer.loop.config import LoopConfig
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(autouse=True)
-def _no_llm_env(monkeypatch):
-    """Settings built in-process must not pick up a developer's endpoint."""
-    import os
-
-    for key in list(os.environ):
-        if key.startswith(("OPENAI_", "CODREAMER_", "ART_", "WANDB_", "WEAVE_")):
-            monkeypatch.delenv(key)
-
-
-@pytest.fixture(scope="module")
-def store():
-    return load_graph(REPO / "data" / "graph.json", 10_000)
-
-
-@pytest.fixture(scope="module")
-def scenario():
-    from codreamer.config import Settings
-
-    return resolve_scenario(None, Settings(data_dir=REPO / "data"))
+# `store` and `scenario` (the sample graph, its first scenario) come from tests/conftest.py.
+pytestmark = pytest.mark.usefixtures("clean_llm_env")
 
 
 @pytest.fixture

@@ -14,11 +14,11 @@ import shutil
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from browser_support import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS
 
 from web.app import create_app
 from web.config import WebSettings
@@ -27,19 +27,7 @@ from web.testing import serve_in_thread
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 
-ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+
 SECRET = "e2e-shared-secret"
 CLOSED_PORT_URL = "http://127.0.0.1:9"
 TIMEOUT_MS = 10_000

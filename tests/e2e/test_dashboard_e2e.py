@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from api_support import KG, api_server  # tests/e2e/api_support.py: `codreamer api` subprocess
+from browser_support import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS
 
 from web.app import create_app
 from web.config import WebSettings
@@ -21,19 +22,7 @@ from web.testing import free_port, serve_in_thread
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 
-ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+
 SECRET = "e2e-real-shared-secret"
 
 

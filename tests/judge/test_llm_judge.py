@@ -15,7 +15,6 @@ from codreamer.judge.base import make_judge
 from codreamer.judge.llm import LLMJudge
 from codreamer.judge.rubric import GATES, WEIGHTED, RubricWeights
 from codreamer.llm.client import ChatClient
-from codreamer.loaders import load_graph, resolve_scenario
 from codreamer.models import FinalEmail
 
 REPO = Path(__file__).resolve().parents[2]
@@ -26,24 +25,8 @@ EMAIL = FinalEmail(
 )
 
 
-@pytest.fixture(autouse=True)
-def _no_llm_env(monkeypatch):
-    """Settings built in-process must not pick up a developer's endpoint."""
-    import os
-
-    for key in list(os.environ):
-        if key.startswith(("OPENAI_", "CODREAMER_", "ART_", "WANDB_", "WEAVE_")):
-            monkeypatch.delenv(key)
-
-
-@pytest.fixture(scope="module")
-def store():
-    return load_graph(REPO / "data" / "graph.json", 10_000)
-
-
-@pytest.fixture(scope="module")
-def scenario():
-    return resolve_scenario(None, Settings(data_dir=REPO / "data"))
+# `store` and `scenario` (the sample graph, its first scenario) come from tests/conftest.py.
+pytestmark = pytest.mark.usefixtures("clean_llm_env")
 
 
 def answer(scores: dict[str, float]) -> Reply:
