@@ -20,6 +20,7 @@ GET_RELEVANT_CONTEXT = "get_relevant_context"
 FINALIZE_EMAIL = "finalize_email"
 TOOL_NAMES = (GET_CONNECTED_NODES, GET_RELEVANT_CONTEXT, FINALIZE_EMAIL)
 
+
 def _tool(name: str, description: str, properties: dict[str, Any]) -> dict[str, Any]:
     """One OpenAI function-tool schema; every argument is required, no others allowed."""
     return {

@@ -1,10 +1,18 @@
-"""Per-run node scores: a run's own copy, reconciled with its graph, never shared."""
+"""Per-run node scores: a run's own copy, reconciled with its graph, never shared.
+
+A score estimates how well the emails citing a node do (DESIGN §3, step 4):
+every node starts at a neutral prior (0.5); each judged email moves each node
+it cites toward its reward by a running mean with a step (default 0.1); nodes
+no email cited keep the prior. So a dark node on the dashboard was cited by
+emails that scored well, a pale one by emails that scored badly, and a node at
+0.5 is one the run has no evidence about.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-DEFAULT_SCORE = 1.0
+DEFAULT_SCORE = 0.5  # the neutral prior: no evidence either way
 DEFAULT_STEP = 0.1
 
 
@@ -15,8 +23,8 @@ def _clamp(x: float) -> float:
 class NodeScores:
     """Scores in [0, 1] for every node of one graph.
 
-    Reconciliation: ids not in the graph are dropped, missing ids start at
-    1.0 (optimistic, so unexplored nodes stay attractive), values are clamped.
+    Reconciliation: ids not in the graph are dropped, missing ids start at the
+    neutral prior 0.5, values are clamped.
     """
 
     def __init__(self, node_ids: Iterable[str], initial: Mapping[str, float] | None = None) -> None:
@@ -60,9 +68,9 @@ class NodeScores:
     ) -> None:
         """DESIGN §3 step 4: each cited node moves toward its trajectory's reward.
 
-        `cited_rewards` holds (citations, reward) of the trajectories to learn
-        from (the caller picks the better half). Unknown ids are ignored.
-        Applied in the given order, so the result is deterministic.
+        `cited_rewards` holds (citations, reward) of every judged trajectory.
+        Unknown ids are ignored. Applied in the given order, so the result is
+        deterministic.
         """
         self.version += 1
         for citations, reward in cited_rewards:

@@ -29,8 +29,21 @@ class LoopConfig(BaseModel):
 
     iterations: int = Field(3, ge=1, le=50, description="GRPO iterations after the baseline.")
     depth: int = Field(5, ge=1, le=12, description="Most hops one rollout may walk.")
-    scenario: Scenario
+    scenario: Scenario = Field(
+        description="The scenario of each iteration's greedy email (the first training one)."
+    )
+    scenarios: list[Scenario] = Field(
+        default_factory=list,
+        max_length=64,
+        description=(
+            "Training scenarios: each iteration draws group_size rollouts for every one "
+            "(default: just `scenario`)."
+        ),
+    )
     policy: Literal["embedded", "openai", "art"] = "embedded"
+    trainer: str | None = Field(
+        None, description="grpo | none | policy; default: the policy's own (grpo for embedded)."
+    )
     judge: Literal["rubric", "llm", "ruler"] = "rubric"
     node_step: float = Field(0.1, gt=0.0, le=1.0, description="KG node-score step (step 4).")
     grpo: GRPOConfig = Field(default_factory=GRPOConfig)
@@ -39,6 +52,21 @@ class LoopConfig(BaseModel):
         default_factory=list, description="Held-out scenarios for step 5 (evaluate)."
     )
     model: str | None = Field(None, description="Model name for the openai / art policies.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _primary_scenario(cls, data: Any) -> Any:
+        # Either may be given: `scenario` alone trains on it; `scenarios` alone makes
+        # its first the primary one (whose greedy email each iteration reports).
+        if isinstance(data, dict):
+            data = dict(data)
+            many = list(data.get("scenarios") or [])
+            one = data.get("scenario")
+            if one is None and many:
+                data["scenario"] = many[0]
+            elif one is not None and not many:
+                data["scenarios"] = [one]
+        return data
 
     @model_validator(mode="before")
     @classmethod

@@ -25,6 +25,7 @@ from codreamer.loop.artifacts import RunPaths, atomic_write_json, iter_jsonl, re
 from codreamer.loop.config import LoopConfig
 from codreamer.loop.events import EventLog
 from codreamer.models import Scenario, WebhookPayload
+from codreamer.train.base import Trainer, make_trainer
 
 WebhookSink = Callable[[WebhookPayload], None]
 StopCheck = Callable[[], bool]
@@ -40,6 +41,7 @@ class RunContext:
     scores: NodeScores
     tools: AgentTools
     policy: Policy
+    trainer: Trainer
     judge: GroupJudge
     feedback: FeedbackIndex
     events: EventLog
@@ -68,13 +70,15 @@ def build_context(
         if feedback_path
         else FeedbackIndex()
     )
+    policy = make_policy(config, store, settings)
     return RunContext(
         paths=paths,
         config=config,
         store=store,
         scores=scores,
         tools=AgentTools(store, scores),
-        policy=make_policy(config, store, settings),
+        policy=policy,
+        trainer=make_trainer(config.trainer, policy, config.grpo),
         judge=make_judge(config.judge, store, settings),
         feedback=feedback,
         events=events,
@@ -84,8 +88,16 @@ def build_context(
 
 
 def write_checkpoint(ctx: RunContext, i: int, train_stats: dict[str, float]) -> None:
+    # The policy's parameters and the trainer's state (optimiser, reference) side
+    # by side: a resume restores both and continues bit-for-bit.
     atomic_write_json(
-        ctx.paths.policy(i), {"iteration": i, "train": train_stats, **ctx.policy.state_dict()}
+        ctx.paths.policy(i),
+        {
+            "iteration": i,
+            "train": train_stats,
+            **ctx.policy.state_dict(),
+            "trainer_state": ctx.trainer.state_dict(),
+        },
     )
     atomic_write_json(ctx.paths.node_scores(i), ctx.scores.snapshot())
 
@@ -93,6 +105,7 @@ def write_checkpoint(ctx: RunContext, i: int, train_stats: dict[str, float]) -> 
 def restore_checkpoint(ctx: RunContext, done: int) -> None:
     state = read_json(ctx.paths.policy(done))
     ctx.policy.load_state_dict(state)
+    ctx.trainer.load_state_dict(state["trainer_state"])
     ctx.scores = NodeScores(ctx.store.nodes, read_json(ctx.paths.node_scores(done)))
     ctx.tools = AgentTools(ctx.store, ctx.scores)
 

@@ -4,10 +4,15 @@
     for i in 1..iterations:
       step 1  group_size rollouts per scenario    -> iter{i}_step1_groups.jsonl
       step 2  judge, mix in feedback              -> iter{i}_step2_groups.jsonl, rewards
-      step 3  GRPO update of the policy           -> iter{i}_policy.json
-      step 4  nudge cited nodes of better half    -> iter{i}_node_scores.json
+      step 3  the trainer updates the policy      -> iter{i}_policy.json
+      step 4  cited nodes move toward rewards     -> iter{i}_node_scores.json
       email   greedy rollout, updated policy      -> iter{i}_email.json, webhook "iteration"
-    final     final_email.json, webhook "final"; step 5 evaluate -> eval_report.json
+    final     the best greedy email of the run (ties: later) -> final_email.json,
+              webhook "final"; step 5 evaluate -> eval_report.json
+
+Step 1 draws one group of group_size rollouts for every training scenario
+(`config.scenarios`); GRPO's advantages are computed within each group, so a
+prospect is only ever compared with itself.
 
 An iteration is complete once its email file exists (written last). A resumed
 run restores the policy and node scores of the last complete iteration and
@@ -134,9 +139,9 @@ def _iteration(ctx: RunContext, i: int) -> None:
     rng = np.random.default_rng([config.seed, i])
     ctx.events.emit("iteration_started", iteration=i)
 
-    # Step 1: generate group_size rollouts per scenario.
+    # Step 1: generate group_size rollouts per training scenario.
     _step(ctx, i, "generate")
-    scenarios = [config.scenario]
+    scenarios = list(config.scenarios)
     groups = [_generate_group(ctx, i, g, s, rng) for g, s in enumerate(scenarios)]
     atomic_write_jsonl(paths.step1_groups(i), groups_json(groups, scenarios))
     _step_done(ctx, i, "generate", rollouts=sum(len(g) for g in groups))
@@ -152,16 +157,16 @@ def _iteration(ctx: RunContext, i: int) -> None:
     atomic_write_json(paths.rewards_metrics(i), metrics)
     _step_done(ctx, i, "score", **stats.model_dump())
 
-    # Step 3: GRPO update.
+    # Step 3: the trainer learns from the judged groups.
     _check_stop(ctx)
     _step(ctx, i, "grpo")
-    train_stats = ctx.policy.train_step(judged) if judged else {"groups": 0.0}
+    train_stats = ctx.trainer.step(ctx.policy, judged) if judged else {"groups": 0.0}
     _step_done(ctx, i, "grpo", **train_stats)
 
-    # Step 4: nudge the node scores toward what scored well.
+    # Step 4: every cited node moves toward the rewards of the emails citing it.
     _check_stop(ctx)
     _step(ctx, i, "kg_weights")
-    ctx.scores.update(_better_half(judged), step=config.node_step)
+    ctx.scores.update(_cited_rewards(judged), step=config.node_step)
     ctx.tools.invalidate()
     write_checkpoint(ctx, i, train_stats)
     _step_done(ctx, i, "kg_weights")
@@ -176,9 +181,12 @@ def _iteration(ctx: RunContext, i: int) -> None:
 
 def _final(ctx: RunContext) -> None:
     n = ctx.config.iterations
-    email = read_json(ctx.paths.email(n))
+    email = _best_greedy_email(ctx)
     atomic_write_json(ctx.paths.final_email, {**email, "stage": "final"})
-    _webhook(ctx, "final", n, email)
+    # The webhook keeps iteration = n (the final event comes after every iteration's,
+    # and receivers order events by it); where the email came from is a metric.
+    best = {**email, "metrics": {**email.get("metrics", {}), "from_iteration": email["iteration"]}}
+    _webhook(ctx, "final", n, best)
     if ctx.config.eval_scenarios:
         ctx.events.emit("step_started", iteration=n, step="evaluate")
         report = evaluate(
@@ -242,12 +250,31 @@ def _score_groups(
     return judged, failures
 
 
-def _better_half(groups: list[list[Trajectory]]) -> list[tuple[list[str], float]]:
-    """(citations, reward) of the better half of all trajectories, best first.
-    Sorting is stable, so ties keep rollout order and the update is deterministic."""
-    trajs = sorted((t for g in groups for t in g), key=lambda t: -(t.reward or 0.0))
-    keep = trajs[: max(1, len(trajs) // 2)] if trajs else []
-    return [(t.final_email.citations, float(t.reward or 0.0)) for t in keep]
+def _cited_rewards(groups: list[list[Trajectory]]) -> list[tuple[list[str], float]]:
+    """(citations, reward) of every judged trajectory, in rollout order (deterministic).
+    All of them, good and bad: a score estimates how well emails citing a node do."""
+    return [
+        (t.final_email.citations, float(t.reward))
+        for g in groups
+        for t in g
+        if t.reward is not None
+    ]
+
+
+def _best_greedy_email(ctx: RunContext) -> dict[str, Any]:
+    """The run's best greedy email by judged reward; ties go to the later iteration.
+    An email the judge could not score never beats one it could."""
+    best: dict[str, Any] | None = None
+    for k in range(ctx.config.iterations + 1):
+        email = read_json(ctx.paths.email(k))
+        if best is None or _rank(email) >= _rank(best):
+            best = email
+    assert best is not None
+    return best
+
+
+def _rank(email: dict[str, Any]) -> float:
+    return float("-inf") if email.get("reward") is None else float(email["reward"])
 
 
 def _greedy_email(

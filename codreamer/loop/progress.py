@@ -66,7 +66,9 @@ def print_summary(console: Console, summary: dict[str, Any]) -> None:
         cites = ", ".join(email["citations"])
         subject, text = email["subject"], email["body"]
         body = f"[bold]{subject}[/bold]\n\n{text}\n\n[dim]citations: {cites}[/dim]"
-        console.print(Panel(body, title="final email", expand=False))
+        it = summary.get("final_iteration")
+        title = "final email" + (f" (best of the run: iteration {it})" if it is not None else "")
+        console.print(Panel(body, title=title, expand=False))
     line = (
         f"final reward {summary['final_reward']:.3f}"
         if summary.get("final_reward") is not None

@@ -195,6 +195,7 @@ def summarize(paths: RunPaths, config: LoopConfig, store: Any = None) -> dict[st
         "iterations": meta.get("metrics", {}).get("iterations", []),
         "final_email": final["email"] if final else None,
         "final_reward": final["reward"] if final else None,
+        "final_iteration": final["iteration"] if final else None,
         "oracle_reward": oracle_reward,
         "error": meta.get("error"),
     }

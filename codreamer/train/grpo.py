@@ -6,21 +6,37 @@ min(rho * A, clip(rho, 1 - eps, 1 + eps) * A) minus beta * KL(pi || pi_ref)
 (the unbiased k3 estimator), averaged over a trajectory's decisions and then
 over trajectories; maximised by Adam for `mu` inner epochs. Gradients are
 exact and analytic: the policy is linear-softmax.
+
+`GRPOTrainer` owns the optimiser (Adam) and the reference parameters for the
+KL term; the policy only says how likely its choices are under given
+parameters and how that likelihood moves (`ScorablePolicy`).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from codreamer.train.config import GRPOConfig
 
 if TYPE_CHECKING:
-    from codreamer.agent.policies.embedded import EmbeddedPolicy
     from codreamer.agent.trajectory import Trajectory
+
+
+class ScorablePolicy(Protocol):
+    """What GRPO needs from a policy: its flat parameters, and for a recorded
+    decision, log pi(chosen) with its gradient w.r.t. the decision's logits and
+    a way to push that gradient back onto the parameters."""
+
+    name: str
+    theta: np.ndarray
+
+    def logprob_and_dlogits(self, d: Any, theta: np.ndarray) -> tuple[float, np.ndarray]: ...
+
+    def add_grad(self, d: Any, g: np.ndarray, scale: float, out: np.ndarray) -> None: ...
 
 
 @dataclass
@@ -59,8 +75,42 @@ def group_advantages(rewards: list[float], eps: float) -> np.ndarray | None:
     return (r - r.mean()) / (r.std() + eps)
 
 
+class GRPOTrainer:
+    """The `grpo` trainer: Adam state and reference parameters, checkpointed."""
+
+    name = "grpo"
+
+    def __init__(self, policy: Any, config: GRPOConfig | None = None) -> None:
+        if not hasattr(policy, "logprob_and_dlogits"):
+            raise ValueError(f"the grpo trainer cannot train the {policy.name!r} policy")
+        self.config = config or GRPOConfig()
+        self.theta_ref = np.array(policy.theta, dtype=float, copy=True)
+        self.adam = AdamState.zeros(self.theta_ref.size)
+
+    def step(self, policy: Any, judged_groups: list[list[Trajectory]]) -> dict[str, float]:
+        return grpo_update(policy, judged_groups, self.config, self.adam, self.theta_ref)
+
+    def state_dict(self) -> dict[str, Any]:
+        return {
+            "trainer": self.name,
+            "theta_ref": self.theta_ref.tolist(),
+            "adam": self.adam.to_json(),
+        }
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        ref = np.asarray(state["theta_ref"], dtype=float)
+        if ref.shape != self.theta_ref.shape:
+            raise ValueError("trainer state belongs to a different policy")
+        self.theta_ref = ref
+        self.adam = AdamState.from_json(state["adam"])
+
+
 def grpo_update(
-    policy: EmbeddedPolicy, groups: list[list[Trajectory]], cfg: GRPOConfig
+    policy: ScorablePolicy,
+    groups: list[list[Trajectory]],
+    cfg: GRPOConfig,
+    adam: AdamState,
+    theta_ref: np.ndarray,
 ) -> dict[str, float]:
     batch: list[tuple[list[Any], float, list[float], list[float]]] = []
     skipped = 0
@@ -78,11 +128,7 @@ def grpo_update(
             if not ds:
                 continue
             old = [d.logprob for d in ds]
-            ref = (
-                [policy.logprob_and_dlogits(d, policy.theta_ref)[0] for d in ds]
-                if cfg.beta > 0
-                else old
-            )
+            ref = [policy.logprob_and_dlogits(d, theta_ref)[0] for d in ds] if cfg.beta > 0 else old
             batch.append((ds, float(a), old, ref))
     stats: dict[str, float] = {
         "groups": float(len(groups)),
@@ -126,7 +172,7 @@ def grpo_update(
                 coef = (dobj - cfg.beta * dkl) * scale
                 if coef != 0.0:
                     policy.add_grad(d, dlogits, coef, grad)
-        policy.theta = policy.adam.step(policy.theta, grad, cfg)
+        policy.theta = adam.step(policy.theta, grad, cfg)
         kl_mean = kl_sum
         clip_frac = clipped / max(1, total)
     stats.update(

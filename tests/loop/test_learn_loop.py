@@ -125,3 +125,34 @@ def test_runs_do_not_share_state(settings: Settings, shared_kg: Path, repo_root:
     assert json.loads(p2.graph.read_text())[0]["id"] == "Customer Job"
     # runs write their own copies; the project's graph file is never touched
     assert (repo_root / "data" / "graph.json").read_bytes() == data_graph
+
+
+def test_final_email_is_the_best_greedy_email_ties_to_the_later(
+    settings: Settings, shared_kg: Path
+) -> None:
+    store = _store(shared_kg / "synthetic-data-16.json")
+    for seed in (0, 3):
+        paths, _, hooks = _run(settings, store, iterations=3, depth=5, seed=seed)
+        greedy = [json.loads(paths.email(k).read_text()) for k in range(4)]
+        best_reward = max(g["reward"] for g in greedy)
+        best_k = max(k for k, g in enumerate(greedy) if g["reward"] == best_reward)
+        final = json.loads(paths.final_email.read_text())
+        assert final["iteration"] == best_k and final["reward"] == best_reward
+        assert final["email"] == greedy[best_k]["email"]
+        assert hooks[-1].stage == "final" and hooks[-1].iteration == 3
+        assert hooks[-1].final_email.model_dump() == final["email"]
+        assert hooks[-1].metrics["from_iteration"] == best_k
+
+
+def test_node_scores_start_neutral_and_only_cited_nodes_move(
+    settings: Settings, repo_root: Path
+) -> None:
+    store = _store(repo_root / "data" / "graph.json")
+    paths, _, _ = _run(settings, store, iterations=2, depth=5)
+    assert set(json.loads(paths.node_scores(0).read_text()).values()) == {0.5}
+    scores = json.loads(paths.node_scores(2).read_text())
+    cited = {
+        c for k in (1, 2) for row in read_jsonl(paths.rewards_per_traj(k)) for c in row["citations"]
+    }
+    assert cited and all(scores[n] != 0.5 for n in cited)
+    assert all(v == 0.5 for n, v in scores.items() if n not in cited)

@@ -16,8 +16,9 @@ from codreamer.agent.trajectory import TrajectoryMeta
 from codreamer.graph.scores import NodeScores
 from codreamer.graph.store import GraphStore
 from codreamer.loaders import load_scenarios
+from codreamer.train.base import make_trainer
 from codreamer.train.config import GRPOConfig
-from codreamer.train.grpo import group_advantages, grpo_update
+from codreamer.train.grpo import GRPOTrainer, group_advantages
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -52,7 +53,7 @@ def test_equal_reward_groups_are_counted_and_leave_policy_unchanged(setup) -> No
     for t in group:
         t.reward = 0.7
     before = policy.theta.copy()
-    stats = grpo_update(policy, [group], GRPOConfig())
+    stats = GRPOTrainer(policy, GRPOConfig()).step(policy, [group])
     assert stats["skipped_groups"] == 1.0 and stats["updates"] == 0.0
     assert np.array_equal(before, policy.theta)
 
@@ -83,7 +84,7 @@ def test_update_raises_probability_of_better_trajectories(setup) -> None:
         t.reward = 1.0 if t.metadata.style["cta"] == 0 else 0.0
     assert len({t.reward for t in group}) == 2
     cta = policy.layout.style["cta"]
-    stats = grpo_update(policy, [group], GRPOConfig(mu=2))
+    stats = GRPOTrainer(policy, GRPOConfig(mu=2)).step(policy, [group])
     assert stats["updates"] == 2.0 and stats["trajectories"] == 16.0
     logits = policy.theta[cta]
     assert logits[0] > logits[1]
@@ -95,7 +96,7 @@ def test_clipping_stops_the_gradient_beyond_epsilon(setup) -> None:
     group = _group(policy, env, 16, seed=2)
     for i, t in enumerate(group):
         t.reward = float(i % 2)
-    stats = grpo_update(policy, [group], GRPOConfig(mu=30, learning_rate=1.0))
+    stats = GRPOTrainer(policy, GRPOConfig(mu=30, learning_rate=1.0)).step(policy, [group])
     assert 0.0 < stats["clip_fraction"] <= 1.0
 
 
@@ -105,7 +106,7 @@ def test_kl_penalty_reported_when_beta_positive(setup) -> None:
     group = _group(policy, env, 16, seed=4)
     for i, t in enumerate(group):
         t.reward = float(i % 3 == 0)
-    stats = grpo_update(policy, [group], GRPOConfig(mu=4, beta=0.1))
+    stats = GRPOTrainer(policy, GRPOConfig(mu=4, beta=0.1)).step(policy, [group])
     assert stats["kl"] > 0.0
 
 
@@ -115,12 +116,36 @@ def test_state_dict_round_trip(setup) -> None:
     group = _group(policy, env, 8)
     for i, t in enumerate(group):
         t.reward = i / 8
-    grpo_update(policy, [group], GRPOConfig())
+    trainer = make_trainer("grpo", policy, GRPOConfig())
+    trainer.step(policy, [group])
     state = json.loads(json.dumps(policy.state_dict()))
+    tstate = json.loads(json.dumps(trainer.state_dict()))
     other = EmbeddedPolicy(store)
     other.load_state_dict(state)
+    other_trainer = GRPOTrainer(other)
+    other_trainer.load_state_dict(tstate)
     assert np.array_equal(other.theta, policy.theta)
-    assert np.array_equal(other.adam.m, policy.adam.m) and other.adam.t == policy.adam.t
+    assert isinstance(trainer, GRPOTrainer)
+    assert np.array_equal(other_trainer.adam.m, trainer.adam.m)
+    assert other_trainer.adam.t == trainer.adam.t == GRPOConfig().mu
     wrong = GraphStore.from_json(json.loads((REPO / "data" / "graph.json").read_text()))
     with pytest.raises(ValueError, match="different graph"):
         EmbeddedPolicy(wrong).load_state_dict(state)
+
+
+def test_policy_acts_and_never_imports_the_trainers() -> None:
+    """DESIGN §3: policies act, trainers learn; imports point from train/ to agent/."""
+    import ast
+
+    root = REPO / "codreamer" / "agent"
+    own = ["policies/embedded.py", "policies/features.py", "policies/session.py", "compose.py"]
+    for path in (root / p for p in own):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            for name in names:
+                assert not name.startswith("codreamer.train"), f"{path} imports {name}"

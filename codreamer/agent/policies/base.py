@@ -2,7 +2,8 @@
 
 A policy starts a *session* per rollout. The driver asks the session for its
 next assistant turn (tool calls), runs the tools, hands the results back, and
-enforces the depth limit. Trainable policies also take judged groups.
+enforces the depth limit. Policies act; learning is a trainer's job
+(codreamer/train/base.py), which reads and updates the policy's parameters.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ import numpy as np
 
 if TYPE_CHECKING:
     from codreamer.agent.rollout import RolloutEnv
-    from codreamer.agent.trajectory import Trajectory
     from codreamer.models import FinalEmail
 
 
@@ -65,12 +65,8 @@ class Policy(Protocol):
 
     def start(self, env: RolloutEnv, rng: np.random.Generator, greedy: bool) -> PolicySession: ...
 
-    def train_step(self, groups: list[list[Trajectory]]) -> dict[str, float]:
-        """Update from judged groups (rewards set); returns training stats."""
-        ...
-
     def state_dict(self) -> dict[str, Any]:
-        """Everything needed to resume training bit-for-bit (params, optimiser state)."""
+        """The policy's parameters (a trainer checkpoints its own state beside them)."""
         ...
 
     def load_state_dict(self, state: dict[str, Any]) -> None: ...

@@ -7,7 +7,8 @@ Decisions of one rollout:
 Node logits are linear in candidate features plus a learned per-node bias; the
 FINISH logit is linear in features of the current position; style heads are
 free logits. All parameters but the FINISH bias start at zero (see
-INITIAL_FINISH_BIAS) and are learned by GRPO (codreamer/train/grpo.py). No GPU,
+INITIAL_FINISH_BIAS) and are learned by the `grpo` trainer (codreamer/train/grpo.py),
+which owns the optimiser: this module only acts and never imports train/. No GPU,
 no network, microseconds a choice. Features live in features.py, one rollout's
 walk in session.py.
 """
@@ -30,10 +31,8 @@ from codreamer.agent.policies.features import (
 )
 from codreamer.agent.policies.session import EmbeddedSession
 from codreamer.agent.rollout import RolloutEnv
-from codreamer.agent.trajectory import Trajectory
 from codreamer.graph.store import GraphStore
 from codreamer.models import Scenario
-from codreamer.train.config import GRPOConfig
 
 __all__ = [
     "FINISH_FEATURES",
@@ -79,9 +78,8 @@ class EmbeddedPolicy:
     name = "embedded"
     trainable = True
 
-    def __init__(self, store: GraphStore, config: GRPOConfig | None = None) -> None:
+    def __init__(self, store: GraphStore) -> None:
         self.store = store
-        self.config = config or GRPOConfig()
         self.node_ids = list(store.nodes)
         self.index = {n: i for i, n in enumerate(self.node_ids)}
         self.layout = ParamLayout(len(self.node_ids))
@@ -90,10 +88,6 @@ class EmbeddedPolicy:
         theta = np.zeros(self.layout.size)
         theta[self.layout.v.start] = INITIAL_FINISH_BIAS
         self.theta = theta
-        self.theta_ref = theta.copy()
-        from codreamer.train.grpo import AdamState
-
-        self.adam = AdamState.zeros(self.layout.size)
         self._features: dict[tuple[str, str, str], ScenarioFeatures] = {}
 
     @property
@@ -181,12 +175,7 @@ class EmbeddedPolicy:
     def start(self, env: RolloutEnv, rng: np.random.Generator, greedy: bool) -> EmbeddedSession:
         return EmbeddedSession(self, env, rng, greedy)
 
-    # -- training and persistence ---------------------------------------------------
-    def train_step(self, groups: list[list[Trajectory]]) -> dict[str, float]:
-        from codreamer.train.grpo import grpo_update
-
-        return grpo_update(self, groups, self.config)
-
+    # -- persistence --------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
         return {
             "policy": self.name,
@@ -195,8 +184,6 @@ class EmbeddedPolicy:
             "finish_features": list(FINISH_FEATURES),
             "style_heads": {n: k for n, k in STYLE_HEADS},
             "theta": self.theta.tolist(),
-            "theta_ref": self.theta_ref.tolist(),
-            "adam": self.adam.to_json(),
             "readable": self.readable(),
         }
 
@@ -204,10 +191,6 @@ class EmbeddedPolicy:
         if state.get("node_ids") != self.node_ids:
             raise ValueError("policy state belongs to a different graph")
         self.theta = np.asarray(state["theta"], dtype=float)
-        self.theta_ref = np.asarray(state["theta_ref"], dtype=float)
-        from codreamer.train.grpo import AdamState
-
-        self.adam = AdamState.from_json(state["adam"])
 
     def readable(self) -> dict[str, Any]:
         """The learned weights by name, for people reading iter{k}_policy.json."""

@@ -16,7 +16,7 @@ def make_policy(config: LoopConfig, store: GraphStore, settings: Settings | None
     if config.policy == "embedded":
         from codreamer.agent.policies.embedded import EmbeddedPolicy
 
-        return EmbeddedPolicy(store, config.grpo)
+        return EmbeddedPolicy(store)
     if config.policy == "openai":
         from codreamer.agent.policies.openai_policy import OpenAIPolicy
 
