@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import typer
 
-from codreamer.commands import graph_judge, learning, servers
+from codreamer.commands import graph_judge, learning, prompts, servers
 
 app = typer.Typer(
     name="codreamer",
@@ -21,13 +21,20 @@ graph_app = typer.Typer(help="Knowledge-graph tools.", no_args_is_help=True, ric
 webhooks_app = typer.Typer(
     help="Webhook delivery tools.", no_args_is_help=True, rich_markup_mode=None
 )
+prompts_app = typer.Typer(
+    help="An LLM policy's prompt versions: show them, apply one to later runs.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
 app.add_typer(graph_app, name="graph")
 app.add_typer(webhooks_app, name="webhooks")
+app.add_typer(prompts_app, name="prompts")
 
 # The commands, by topic; `--help` lists them in this order.
 graph_judge.register(app, graph_app)
 learning.register(app)
 servers.register(app, webhooks_app)
+prompts.register(prompts_app)
 
 
 def _run(args: list[str] | None = None) -> None:

@@ -86,6 +86,14 @@ class Settings(BaseSettings):
     llm_temperature: float = Field(1.0, validation_alias="CODREAMER_LLM_TEMPERATURE")
     # Ask for token log-probs (some OpenAI-compatible servers reject the field).
     llm_logprobs: bool = Field(True, validation_alias="CODREAMER_LLM_LOGPROBS")
+    # The most tokens one LLM reply may have (policy turns, judge answers, prompt
+    # suggestions): one runaway tool argument must not fill a server's context.
+    llm_max_tokens: int = Field(1024, ge=16, le=32_768, validation_alias="CODREAMER_LLM_MAX_TOKENS")
+    # The prompt trainer also asks the policy's LLM to rewrite the weakest section
+    # (its rule-based suggestions are always made; a bad LLM answer is dropped).
+    prompt_llm_suggestions: bool = Field(False, validation_alias="CODREAMER_PROMPT_LLM_SUGGESTIONS")
+    # Few-shot exemplars the prompt trainer keeps in an LLM policy's prompt.
+    prompt_exemplars: int = Field(2, ge=0, le=4, validation_alias="CODREAMER_PROMPT_EXEMPLARS")
     # The llm/ruler judges' endpoint; defaults to OPENAI_BASE_URL / OPENAI_API_KEY.
     judge_base_url: str | None = Field(None, validation_alias="CODREAMER_JUDGE_BASE_URL")
     judge_api_key: str | None = Field(None, validation_alias="CODREAMER_JUDGE_API_KEY")
@@ -113,6 +121,11 @@ class Settings(BaseSettings):
     @property
     def feedback_path(self) -> Path:
         return self.data_dir / "feedback.jsonl"
+
+    @property
+    def prompt_overrides_path(self) -> Path:
+        """Prompt sections saved by `codreamer prompts apply`, for later runs."""
+        return self.data_dir / "prompt_overrides.json"
 
 
 @lru_cache(maxsize=1)

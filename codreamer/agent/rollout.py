@@ -65,6 +65,20 @@ def user_prompt(scenario: Scenario, seed_node: str) -> str:
     )
 
 
+# How much of a malformed tool call's text the tool result quotes back to the model.
+MAX_ECHO_CHARS = 300
+
+
+def _replayed_arguments(call: ToolCall) -> str:
+    """The arguments text the history keeps: what the model sent when it was valid
+    JSON, else the parsed (or empty) object. A broken text replayed to a real
+    server makes it fail the whole request (llama.cpp answers HTTP 500); the tool
+    result tells the model what it sent instead."""
+    if call.raw_arguments is not None and call.error is None:
+        return call.raw_arguments
+    return json.dumps(call.arguments, ensure_ascii=False)
+
+
 def _assistant_message(turn: Turn) -> dict[str, Any]:
     msg: dict[str, Any] = {"role": "assistant", "content": turn.content}
     if turn.tool_calls:
@@ -72,12 +86,7 @@ def _assistant_message(turn: Turn) -> dict[str, Any]:
             {
                 "id": c.id,
                 "type": "function",
-                "function": {
-                    "name": c.name,
-                    "arguments": c.raw_arguments
-                    if c.raw_arguments is not None
-                    else json.dumps(c.arguments, ensure_ascii=False),
-                },
+                "function": {"name": c.name, "arguments": _replayed_arguments(c)},
             }
             for c in turn.tool_calls
         ]
@@ -87,6 +96,9 @@ def _assistant_message(turn: Turn) -> dict[str, Any]:
 def _run_tool(env: RolloutEnv, call: ToolCall) -> tuple[ToolResult, str]:
     if call.error is not None:
         content: Any = {"error": call.error}
+        if call.raw_arguments:
+            raw = call.raw_arguments
+            content["received"] = raw if len(raw) <= MAX_ECHO_CHARS else raw[:MAX_ECHO_CHARS] + "…"
         return ToolResult(call, content, ok=False), json.dumps(content, ensure_ascii=False)
     try:
         result, text = env.tools.call_json(call.name, call.arguments)
@@ -105,7 +117,7 @@ def rollout(
     greedy: bool = False,
 ) -> Trajectory:
     messages: list[dict[str, Any]] = [
-        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "system", "content": policy.system_prompt()},
         {"role": "user", "content": env.user_prompt()},
     ]
     session = policy.start(env, rng, greedy)

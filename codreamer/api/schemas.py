@@ -51,6 +51,9 @@ class LearnLoopRequest(BaseModel):
     )
     policy: Literal["embedded", "openai", "art"] | None = None
     judge: Literal["rubric", "llm", "ruler"] | None = None
+    trainer: Literal["grpo", "prompt", "art", "none"] | None = Field(
+        None, description="What learns; default by policy (embedded grpo, openai prompt, art art)."
+    )
 
 
 class RunAccepted(BaseModel):

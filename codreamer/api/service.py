@@ -92,6 +92,7 @@ def build_config(req: LearnLoopRequest, settings: Settings, catalog: Catalog) ->
         "scenario": scenario,
         "policy": req.policy or settings.policy,
         "judge": req.judge or settings.judge,
+        "trainer": req.trainer,
         # Step 5 at the end of the run: the other known scenarios, held out.
         "eval_scenarios": [s for s in catalog.scenarios() if s.id != scenario.id],
     }

@@ -28,6 +28,13 @@ def learn_loop_cmd(
     seed: Annotated[int, typer.Option(help="Random seed: same seed, same run.")] = 0,
     policy: Annotated[str | None, typer.Option(help="embedded | openai | art.")] = None,
     judge: Annotated[str | None, typer.Option(help="rubric | llm | ruler.")] = None,
+    trainer: Annotated[
+        str | None,
+        typer.Option(
+            help="grpo | prompt | art | none (default by policy: embedded grpo, "
+            "openai prompt, art art)."
+        ),
+    ] = None,
     resume: Annotated[
         str | None, typer.Option("--resume", help="Resume this run id from its last iteration.")
     ] = None,
@@ -45,6 +52,7 @@ def learn_loop_cmd(
         seed=seed,
         policy=policy,
         judge=judge,
+        trainer=trainer,
         resume=resume,
     )
     raise typer.Exit(run_from_cli(request, json_out=json_out))

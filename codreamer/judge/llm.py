@@ -52,10 +52,19 @@ SYSTEM = (
 )
 
 
+# Bounds on the answer: a reason is one sentence. Without a maxLength a small model
+# can ramble until max_tokens cuts the JSON off mid-string (an unparseable answer);
+# servers that constrain output to the schema (llama.cpp) stop the string in time.
+MAX_REASON_CHARS = 160
+
+
 def response_schema(names: tuple[str, ...]) -> dict[str, Any]:
     item = {
         "type": "object",
-        "properties": {"score": {"type": "number"}, "reason": {"type": "string"}},
+        "properties": {
+            "score": {"type": "number", "minimum": 0, "maximum": 1},
+            "reason": {"type": "string", "maxLength": MAX_REASON_CHARS},
+        },
         "required": ["score", "reason"],
         "additionalProperties": False,
     }
@@ -106,11 +115,13 @@ class LLMJudge:
         *,
         concurrency: int = 4,
         weights: RubricWeights | None = None,
+        max_tokens: int = 1024,
     ) -> None:
         self.store = store
         self.client = client
         self.model = model
         self.concurrency = max(1, concurrency)
+        self.max_tokens = max_tokens
         self.weights = (weights or RubricWeights()).as_dict()
         self.names = tuple(WEIGHTED) + tuple(GATES)
         self.response_format = {
@@ -139,6 +150,7 @@ class LLMJudge:
             client,
             settings.judge_model or settings.openai_model,
             concurrency=settings.llm_concurrency,
+            max_tokens=settings.llm_max_tokens,
         )
 
     @op("codreamer.judge.llm")
@@ -167,6 +179,7 @@ class LLMJudge:
                     model=self.model,
                     temperature=0.0,
                     response_format=self.response_format,
+                    max_tokens=self.max_tokens,
                 )
             except LLMError as exc:
                 raise JudgeError(f"llm judge: {exc}") from None

@@ -64,11 +64,16 @@ class RulerJudge:
         timeout_s: float = 60.0,
         max_retries: int = 3,
         rubric: str = RUBRIC,
+        max_tokens: int = 1024,
     ) -> None:
         self.store = store
         self.judge_model = litellm_model(judge_model)
         self.rubric = rubric
-        params: dict[str, Any] = {"timeout": timeout_s, "num_retries": max_retries}
+        params: dict[str, Any] = {
+            "timeout": timeout_s,
+            "num_retries": max_retries,
+            "max_tokens": max_tokens,  # every LLM request is bounded
+        }
         if base_url:
             params["api_base"] = base_url
         # LiteLLM's OpenAI route insists on a key even for servers that ignore it.
@@ -94,6 +99,7 @@ class RulerJudge:
             api_key,
             timeout_s=settings.llm_timeout_s,
             max_retries=settings.llm_max_retries,
+            max_tokens=settings.llm_max_tokens,
         )
 
     def trajectory_messages(self, email: FinalEmail, scenario: Scenario) -> list[dict[str, Any]]:
@@ -116,7 +122,7 @@ class RulerJudge:
     def score_group(self, emails: list[FinalEmail], scenario: Scenario) -> list[Judgement]:
         if not emails:
             return []
-        from codreamer.train.art_adapter import load_art
+        from codreamer.llm.art_loader import load_art
 
         try:
             art = load_art()

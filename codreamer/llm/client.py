@@ -88,8 +88,12 @@ class ChatClient:
         backoff_initial_s: float = 0.5,
         backoff_max_s: float = 20.0,
         transport: httpx.BaseTransport | None = None,
+        max_tokens: int = 1024,
     ) -> None:
         self.base_url = base_url.rstrip("/")
+        # Sent with every request that does not set its own: no reply may run until
+        # the server's context is full.
+        self.max_tokens = max_tokens
         self.max_retries = max(0, max_retries)
         self.backoff_initial_s = backoff_initial_s
         self.backoff_max_s = backoff_max_s
@@ -111,6 +115,7 @@ class ChatClient:
             api_key if api_key is not None else settings.openai_api_key,
             timeout_s=settings.llm_timeout_s,
             max_retries=settings.llm_max_retries,
+            max_tokens=settings.llm_max_tokens,
         )
 
     @property
@@ -123,9 +128,11 @@ class ChatClient:
     @op("codreamer.llm.chat")
     def chat(self, messages: list[dict[str, Any]], *, model: str, **params: Any) -> ChatResponse:
         """POST /chat/completions; `params` go into the body as given (tools,
-        tool_choice, response_format, temperature, seed, logprobs, ...), None dropped."""
-        body = {"model": model, "messages": messages}
+        tool_choice, response_format, temperature, seed, logprobs, max_tokens, ...),
+        None dropped; `max_tokens` defaults to the client's."""
+        body: dict[str, Any] = {"model": model, "messages": messages}
         body.update({k: v for k, v in params.items() if v is not None})
+        body.setdefault("max_tokens", self.max_tokens)
         retrying = Retrying(
             stop=stop_after_attempt(self.max_retries + 1),
             wait=self._wait,

@@ -187,3 +187,7 @@ class RunPaths:
 
     def policy(self, k: int) -> Path:
         return self.dir / f"iter{k}_policy.json"
+
+    def prompt(self, k: int) -> Path:
+        """An LLM policy's prompt version after iteration k (k = 0: the starting one)."""
+        return self.dir / f"iter{k}_prompt.json"

@@ -41,8 +41,10 @@ class LoopConfig(BaseModel):
         ),
     )
     policy: Literal["embedded", "openai", "art"] = "embedded"
-    trainer: str | None = Field(
-        None, description="grpo | none | policy; default: the policy's own (grpo for embedded)."
+    trainer: Literal["grpo", "art", "prompt", "none"] | None = Field(
+        None,
+        description="What learns in step 3; default by policy: embedded grpo, openai prompt, "
+        "art art.",
     )
     judge: Literal["rubric", "llm", "ruler"] = "rubric"
     node_step: float = Field(0.1, gt=0.0, le=1.0, description="KG node-score step (step 4).")
@@ -84,6 +86,15 @@ class LoopConfig(BaseModel):
                         grpo[key] = value
             data["grpo"] = grpo
         return data
+
+    @model_validator(mode="after")
+    def _default_trainer(self) -> LoopConfig:
+        from codreamer.train.base import check_pairing, default_trainer
+
+        if self.trainer is None:
+            self.trainer = default_trainer(self.policy)  # type: ignore[assignment]
+        check_pairing(str(self.trainer), self.policy)
+        return self
 
     @property
     def group_size(self) -> int:

@@ -70,7 +70,7 @@ def build_context(
         if feedback_path
         else FeedbackIndex()
     )
-    policy = make_policy(config, store, settings)
+    policy = build_policy(config, store, settings)
     return RunContext(
         paths=paths,
         config=config,
@@ -78,13 +78,30 @@ def build_context(
         scores=scores,
         tools=AgentTools(store, scores),
         policy=policy,
-        trainer=make_trainer(config.trainer, policy, config.grpo),
+        trainer=make_trainer(config.trainer, policy, settings, config.grpo),
         judge=make_judge(config.judge, store, settings),
         feedback=feedback,
         events=events,
         on_webhook=on_webhook,
         should_stop=should_stop or (lambda: False),
     )
+
+
+def build_policy(config: LoopConfig, store: GraphStore, settings: Settings) -> Policy:
+    """The run's policy; an LLM policy starts from the saved prompt overrides
+    (`codreamer prompts apply`) whose sections still read as they did."""
+    prompt = None
+    if config.policy != "embedded":
+        from codreamer.agent.policies.prompt import Prompt
+        from codreamer.train.prompt_store import load_overrides
+
+        prompt = Prompt()
+        overrides = load_overrides(settings.prompt_overrides_path)
+        if overrides:
+            from codreamer.agent.policies.prompt import with_overrides
+
+            prompt, _ = with_overrides(prompt, overrides)
+    return make_policy(config.policy, store, settings, model=config.model, prompt=prompt)
 
 
 def write_checkpoint(ctx: RunContext, i: int, train_stats: dict[str, float]) -> None:
@@ -99,6 +116,10 @@ def write_checkpoint(ctx: RunContext, i: int, train_stats: dict[str, float]) -> 
             "trainer_state": ctx.trainer.state_dict(),
         },
     )
+    if ctx.policy.prompt is not None:
+        atomic_write_json(
+            ctx.paths.prompt(i), {"iteration": i, **ctx.policy.prompt.model_dump(mode="json")}
+        )
     atomic_write_json(ctx.paths.node_scores(i), ctx.scores.snapshot())
 
 

@@ -157,11 +157,11 @@ def _iteration(ctx: RunContext, i: int) -> None:
     atomic_write_json(paths.rewards_metrics(i), metrics)
     _step_done(ctx, i, "score", **stats.model_dump())
 
-    # Step 3: the trainer learns from the judged groups.
+    # Step 3: the trainer updates the policy (GRPO weights, ART weights, or the prompt).
     _check_stop(ctx)
     _step(ctx, i, "grpo")
     train_stats = ctx.trainer.step(ctx.policy, judged) if judged else {"groups": 0.0}
-    _step_done(ctx, i, "grpo", **train_stats)
+    _step_done(ctx, i, "grpo", trainer=ctx.trainer.name, **train_stats)
 
     # Step 4: every cited node moves toward the rewards of the emails citing it.
     _check_stop(ctx)
@@ -218,11 +218,8 @@ def _generate_group(
         )
         for j in range(ctx.config.group_size)
     ]
-    # LLM policies run a group's rollouts concurrently (bounded) when they can.
-    rollout_group = getattr(policy, "rollout_group", None)
-    if rollout_group is not None:
-        return list(rollout_group(env, rng, metas))
-    return [rollout(policy, env, rng, meta) for meta in metas]
+    # LLM policies run a group's rollouts concurrently (bounded).
+    return policy.rollout_group(env, rng, metas)
 
 
 def _score_groups(

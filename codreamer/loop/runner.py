@@ -28,6 +28,7 @@ class LoopRequest:
     seed: int = 0
     policy: str | None = None
     judge: str | None = None
+    trainer: str | None = None
     resume: str | None = None
 
 
@@ -43,6 +44,7 @@ def build_config(req: LoopRequest, settings: Settings) -> tuple[Any, LoopConfig]
         "scenario": scenario,
         "policy": req.policy or settings.policy,
         "judge": req.judge or settings.judge,
+        "trainer": req.trainer,
         "seed": req.seed,
         "eval_scenarios": held_out_scenarios(settings, scenario),
     }
@@ -70,6 +72,7 @@ def run_from_cli(req: LoopRequest, *, json_out: bool) -> int:
                     "group_size",
                     "policy",
                     "judge",
+                    "trainer",
                 )
                 if getattr(req, name) is not None
             ] + (["seed"] if req.seed != 0 else [])
@@ -203,7 +206,6 @@ def summarize(paths: RunPaths, config: LoopConfig, store: Any = None) -> dict[st
 
 def evaluate_run(run_id: str, scenario_args: list[str]) -> EvalReport:
     """Evaluate a run's last checkpoint on scenarios (default: its held-out ones)."""
-    from codreamer.agent.policies.factory import make_policy
     from codreamer.agent.tools import AgentTools
     from codreamer.errors import RunNotFoundError
     from codreamer.graph.schema import parse_graph
@@ -211,6 +213,7 @@ def evaluate_run(run_id: str, scenario_args: list[str]) -> EvalReport:
     from codreamer.graph.store import GraphStore
     from codreamer.judge.base import make_judge
     from codreamer.loaders import resolve_scenario
+    from codreamer.loop.context import build_policy
     from codreamer.loop.evaluate import evaluate
     from codreamer.loop.learn_loop import last_complete_iteration
 
@@ -223,7 +226,7 @@ def evaluate_run(run_id: str, scenario_args: list[str]) -> EvalReport:
     k = last_complete_iteration(paths, config.iterations)
     if k < 0:
         raise CoDreamerError(f"run {run_id} has no completed iteration to evaluate")
-    policy = make_policy(config, store, settings)
+    policy = build_policy(config, store, settings)
     policy.load_state_dict(read_json(paths.policy(k)))
     scores = NodeScores(store.nodes, read_json(paths.node_scores(k)))
     scenarios = (

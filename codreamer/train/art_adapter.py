@@ -1,4 +1,7 @@
-"""ART (OpenPipe's Agent Reinforcement Trainer): trajectory conversion and the `art` policy.
+"""ART (OpenPipe's Agent Reinforcement Trainer): lossless trajectory conversion.
+
+The `art` policy acts (codreamer/agent/policies/art_policy.py); the `art`
+trainer (codreamer/train/art.py) trains on groups converted here.
 
 Conversion is lossless both ways (`from_art_trajectory(to_art_trajectory(t))`
 equals `t`, field for field):
@@ -22,40 +25,23 @@ embedded loop never pay for it.
 from __future__ import annotations
 
 import json
-import os
-import warnings
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from codreamer.agent.policies.openai_policy import LLMDecision, OpenAIPolicy
+from codreamer.agent.policies.openai_policy import LLMDecision
 from codreamer.agent.trajectory import Trajectory, TrajectoryMeta
-from codreamer.errors import ConfigError, LLMError, PolicyError
-from codreamer.llm.aio import run_sync
-from codreamer.llm.client import ChatClient
+from codreamer.llm.art_loader import load_art
 from codreamer.models import FinalEmail, Judgement
-from codreamer.tracing import op
 
-if TYPE_CHECKING:
-    from codreamer.config import Settings
-    from codreamer.graph.store import GraphStore
-    from codreamer.loop.config import LoopConfig
+__all__ = [
+    "from_art_groups",
+    "from_art_trajectory",
+    "load_art",
+    "to_art_groups",
+    "to_art_trajectory",
+]
 
 _SCALARS = (str, int, float, bool, type(None))
 _FINISH = {"stop", "length", "tool_calls", "content_filter", "function_call"}
-
-
-def load_art() -> Any:
-    """Import `art`, or say what to install. LiteLLM (imported by ART) would fetch its
-    model-price map from GitHub at import; the bundled copy keeps it offline."""
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    # LiteLLM's response objects trip pydantic's serializer checks on every judge
-    # call; the warnings say nothing actionable to a CoDreamer user.
-    warnings.filterwarnings("ignore", message="Pydantic serializer warnings", category=UserWarning)
-    try:
-        import art
-        import art.rewards  # noqa: F401 - RULER lives here
-    except ImportError:
-        raise ConfigError("the art extra is not installed: uv sync --extra art") from None
-    return art
 
 
 # --- trajectories --------------------------------------------------------------
@@ -232,129 +218,3 @@ def to_art_groups(groups: list[list[Trajectory]]) -> list[Any]:
 
 def from_art_groups(groups: list[Any]) -> list[list[Trajectory]]:
     return [[from_art_trajectory(t) for t in g.trajectories] for g in groups]
-
-
-# --- the policy ----------------------------------------------------------------
-
-
-def make_backend(art: Any, settings: Settings) -> Any:
-    if settings.art_backend == "serverless":
-        return art.ServerlessBackend(api_key=settings.wandb_api_key)
-    from art.local import LocalBackend
-
-    return LocalBackend()
-
-
-class ArtPolicy(OpenAIPolicy):
-    """An `art.TrainableModel` on an ART backend. Rollouts go through the model's
-    OpenAI-compatible inference endpoint (the same sessions as the `openai` policy,
-    with token log-probs on); training is ART's `backend.train` on the judged
-    groups; the checkpoint step is ART's (`model.get_step()`), so a resumed run
-    continues from the backend's latest checkpoint."""
-
-    name = "art"
-    trainable = True
-
-    def __init__(
-        self,
-        store: GraphStore,
-        model: Any,
-        backend: Any,
-        *,
-        learning_rate: float = 5e-6,
-        temperature: float = 1.0,
-        concurrency: int = 4,
-        timeout_s: float = 600.0,
-        max_retries: int = 3,
-    ) -> None:
-        """`model` must be registered with `backend` already (see `create`)."""
-        self.art_model = model
-        self.backend = backend
-        self.learning_rate = learning_rate
-        self.step = int(run_sync(model.get_step()))
-        client = ChatClient(
-            model.inference_base_url,
-            model.inference_api_key,
-            timeout_s=timeout_s,
-            max_retries=max_retries,
-        )
-        super().__init__(
-            store,
-            client,
-            model.name,
-            temperature=temperature,
-            logprobs=True,
-            concurrency=concurrency,
-        )
-
-    @classmethod
-    def create(cls, store: GraphStore, model: Any, backend: Any, **kw: Any) -> ArtPolicy:
-        run_sync(model.register(backend))
-        return cls(store, model, backend, **kw)
-
-    @classmethod
-    def from_settings(
-        cls, store: GraphStore, config: LoopConfig, settings: Settings | None = None
-    ) -> ArtPolicy:
-        from codreamer.config import get_settings
-        from codreamer.preflight import check_policy
-        from codreamer.tracing import init_tracing
-
-        settings = settings or get_settings()
-        check_policy("art", settings)
-        art = load_art()
-        init_tracing(settings)
-        model = art.TrainableModel(
-            name=config.model or settings.art_model_name,
-            project=settings.art_project,
-            base_model=settings.art_base_model,
-        )
-        return cls.create(
-            store,
-            model,
-            make_backend(art, settings),
-            learning_rate=settings.art_learning_rate,
-            temperature=settings.llm_temperature,
-            concurrency=settings.llm_concurrency,
-            max_retries=settings.llm_max_retries,
-        )
-
-    def model_name(self) -> str:
-        # The checkpoint being trained; ART's LocalBackend serves it as name@step.
-        return str(self.art_model.get_inference_name(self.step))
-
-    @op("codreamer.art.train_step")
-    def train_step(self, groups: list[list[Trajectory]]) -> dict[str, float]:
-        art_groups = to_art_groups([g for g in groups if g])
-        if not art_groups:
-            return {"groups": 0.0, "step": float(self.step)}
-        try:
-            result = run_sync(
-                self.backend.train(self.art_model, art_groups, learning_rate=self.learning_rate)
-            )
-        except (LLMError, ConnectionError, TimeoutError) as exc:
-            raise PolicyError(f"art training failed: {exc}") from exc
-        self.step = int(getattr(result, "step", None) or run_sync(self.art_model.get_step()))
-        stats = {
-            k: float(v)
-            for k, v in (getattr(result, "metrics", None) or {}).items()
-            if isinstance(v, (int, float))
-        }
-        return {**stats, "groups": float(len(art_groups)), "step": float(self.step)}
-
-    def state_dict(self) -> dict[str, Any]:
-        m = self.art_model
-        return {
-            "policy": self.name,
-            "model": m.name,
-            "project": m.project,
-            "base_model": m.base_model,
-            "backend": type(self.backend).__name__,
-            "step": self.step,
-        }
-
-    def load_state_dict(self, state: dict[str, Any]) -> None:
-        # The weights live with the backend; its latest checkpoint is the state.
-        if state.get("model") not in (None, self.art_model.name):
-            raise ValueError(f"policy state belongs to ART model {state.get('model')!r}")
-        self.step = int(run_sync(self.art_model.get_step()))

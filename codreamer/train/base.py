@@ -10,9 +10,11 @@ the reference policy, and their checkpoints. The loop calls, each iteration,
 and checkpoints `policy.state_dict()` and `trainer.state_dict()` side by side
 (iter{k}_policy.json), so a resumed run continues bit-for-bit.
 
-Trainers: `grpo` (the embedded policy, codreamer/train/grpo.py); `art` and
-`prompt` (LLM policies). `make_trainer` builds the one a run asked for; heavy
-ones are imported only when chosen.
+Trainers: `grpo` (the embedded policy, codreamer/train/grpo.py); `art` (the
+art policy's weights, codreamer/train/art.py); `prompt` (any LLM policy's
+prompt, codreamer/train/prompt.py); `none`. `make_trainer` builds the one a run
+asked for (`--trainer`, default by policy); heavy ones are imported only when
+chosen.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from codreamer.agent.policies.base import Policy
     from codreamer.agent.trajectory import Trajectory
+    from codreamer.config import Settings
     from codreamer.train.config import GRPOConfig
 
 
@@ -58,42 +61,47 @@ class NoTrainer:
         return None
 
 
-class PolicyTrainStep:
-    """Transitional: a policy that still trains itself through `train_step`
-    (openai, art until they get their own trainers, issue 12)."""
-
-    name = "policy"
-
-    def step(self, policy: Policy, judged_groups: list[list[Trajectory]]) -> dict[str, float]:
-        train_step = getattr(policy, "train_step", None)
-        if train_step is None:
-            return NoTrainer().step(policy, judged_groups)
-        return dict(train_step(judged_groups))
-
-    def state_dict(self) -> dict[str, Any]:
-        return {"trainer": self.name}
-
-    def load_state_dict(self, state: dict[str, Any]) -> None:
-        return None
-
-
-TRAINERS = ("grpo", "none", "policy")
-DEFAULT_TRAINER = {"embedded": "grpo"}
+TRAINERS = ("grpo", "art", "prompt", "none")
+DEFAULT_TRAINER = {"embedded": "grpo", "openai": "prompt", "art": "art"}
+# Which policies each trainer can train ("none" trains nothing, so it fits all).
+TRAINS = {
+    "grpo": ("embedded",),
+    "art": ("art",),
+    "prompt": ("openai", "art"),
+    "none": ("embedded", "openai", "art"),
+}
 
 
 def default_trainer(policy_name: str) -> str:
-    return DEFAULT_TRAINER.get(policy_name, "policy")
+    return DEFAULT_TRAINER.get(policy_name, "none")
 
 
-def make_trainer(name: str | None, policy: Policy, grpo: GRPOConfig | None = None) -> Trainer:
-    """The trainer `name` for `policy` (None: the policy's default)."""
+def check_pairing(trainer: str, policy_name: str) -> None:
+    """A ValueError naming what works when `trainer` cannot train `policy_name`."""
+    if trainer not in TRAINS:
+        raise ValueError(f"unknown trainer {trainer!r}: choose {', '.join(TRAINERS)}")
+    if policy_name not in TRAINS[trainer]:
+        fits = " or ".join(t for t, ps in TRAINS.items() if policy_name in ps)
+        raise ValueError(f"trainer {trainer} cannot train policy {policy_name}: use {fits}")
+
+
+def make_trainer(
+    name: str | None, policy: Policy, settings: Settings, grpo: GRPOConfig | None = None
+) -> Trainer:
+    """The trainer `name` for `policy` (None: the policy's default); everything it
+    needs is passed in."""
     name = name or default_trainer(policy.name)
+    check_pairing(name, policy.name)
     if name == "grpo":
         from codreamer.train.grpo import GRPOTrainer
 
         return GRPOTrainer(policy, grpo)
-    if name == "none":
-        return NoTrainer()
-    if name == "policy":
-        return PolicyTrainStep()
-    raise ValueError(f"unknown trainer {name!r}: choose {', '.join(TRAINERS)}")
+    if name == "art":
+        from codreamer.train.art import ArtTrainer
+
+        return ArtTrainer(settings.art_learning_rate)
+    if name == "prompt":
+        from codreamer.train.prompt import PromptTrainer
+
+        return PromptTrainer.from_settings(settings)
+    return NoTrainer()

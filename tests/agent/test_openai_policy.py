@@ -21,14 +21,13 @@ from llm.openai_server import (
     walker_turn,
 )
 
-from codreamer.agent.policies.openai_policy import NUDGE, LLMDecision, OpenAIPolicy
+from codreamer.agent.policies.openai_policy import NUDGE, REMINDER, LLMDecision, OpenAIPolicy
 from codreamer.agent.rollout import RolloutEnv, rollout
 from codreamer.agent.tools import AgentTools
 from codreamer.agent.trajectory import TrajectoryMeta
 from codreamer.errors import ConfigError, PolicyError
 from codreamer.graph.scores import NodeScores
 from codreamer.llm.client import ChatClient
-from codreamer.loop.config import LoopConfig
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -90,14 +89,20 @@ def test_no_logprobs_from_the_server_records_zero(store, scenario):
     assert traj.logprobs and set(traj.logprobs) == {0.0}
 
 
-def test_malformed_arguments_are_answered_with_an_error(server, store, scenario):
-    server.push(tool_calls(("get_relevant_context", '{"node_id": "Customer Job"')))
+def test_malformed_arguments_are_replayed_as_valid_json_and_quoted_back(server, store, scenario):
+    # A runaway argument cut off by max_tokens: what a small model sends for real.
+    broken = '{"node_id": "Customer Job' + "1234567890" * 40
+    server.push(tool_calls(("get_relevant_context", broken)))
     traj = run(make_policy(store, server), store, scenario)
     first = traj.messages[2]["tool_calls"][0]["function"]
-    assert first["arguments"] == '{"node_id": "Customer Job"'  # what the model sent, kept
-    assert "malformed JSON" in json.loads(tool_msgs(traj)[0]["content"])["error"]
+    assert first["arguments"] == "{}"  # valid JSON in the history, never the broken text
+    answer = json.loads(tool_msgs(traj)[0]["content"])
+    assert "malformed JSON" in answer["error"]
+    assert answer["received"].startswith('{"node_id": "Customer Job12345')  # quoted back
+    assert len(answer["received"]) <= 301  # bounded
     assert any("malformed JSON" in e for e in traj.metadata.errors)
-    assert traj.final_email.citations  # it recovered and finished
+    assert server.refused == []  # no request a real server would refuse
+    assert traj.final_email.citations and not traj.metadata.auto_finalized  # recovered
 
 
 def test_unknown_tool_is_answered_with_an_error(server, store, scenario):
@@ -111,8 +116,16 @@ def test_no_tool_call_nudges_once_then_auto_finalizes_at_the_cap(store, scenario
     with OpenAIServer(brain=lambda body: text("Happy to help! Here is my plan...")) as srv:
         traj = run(make_policy(store, srv), store, scenario, depth=3)
         reqs = srv.chat_requests("agent")
+        assert srv.refused == []
     nudges = [m for m in reqs[-1]["messages"] if m.get("content") == NUDGE]
     assert len(nudges) == 1
+    # Every request ends with a user (or tool) message: never two assistants in a row.
+    for r in reqs:
+        roles = [m["role"] for m in r["messages"]]
+        assert roles[-1] != "assistant"
+        assert all(not (a == b == "assistant") for a, b in zip(roles, roles[1:], strict=False))
+    reminders = [m for m in traj.messages if m.get("content") == REMINDER]
+    assert len(reminders) == 2 and all(m["role"] == "user" for m in reminders)
     assert len(reqs) == 3 + 1  # depth + 1 exploring turns, then the driver finalizes
     assert traj.metadata.auto_finalized
     assert traj.final_email.body  # composed, not empty
@@ -210,19 +223,33 @@ def test_group_rollouts_run_concurrently_but_bounded(store, scenario):
     assert all(t.final_email.citations for t in trajs)
 
 
-def test_not_trainable_and_state_has_no_secrets(store):
+def test_state_is_the_prompt_without_secrets_and_restores_it(store):
+    from codreamer.agent.policies.prompt import Prompt
+
     policy = OpenAIPolicy(store, ChatClient("http://127.0.0.1:9/v1", "sk-secret"), "m")
-    assert policy.trainable is False
-    assert policy.train_step([[]])["trainable"] == 0.0
-    assert "sk-secret" not in json.dumps(policy.state_dict())
+    assert not hasattr(policy, "train_step")  # policies act; trainers learn
+    state = policy.state_dict()
+    assert "sk-secret" not in json.dumps(state)
+    other = OpenAIPolicy(
+        store,
+        ChatClient("http://127.0.0.1:9/v1"),
+        "m",
+        prompt=Prompt(version=3, sections={"role": "Be brief."}),
+    )
+    policy.load_state_dict(other.state_dict())
+    assert policy.prompt.version == 3 and policy.system_prompt() == "Be brief."
 
 
-def test_from_settings_without_an_endpoint_is_a_config_error(store, scenario):
+def test_every_request_carries_max_tokens(server, store, scenario):
+    run(make_policy(store, server, max_tokens=77), store, scenario)
+    assert {r["max_tokens"] for r in server.chat_requests("agent")} == {77}
+
+
+def test_from_settings_without_an_endpoint_is_a_config_error(store):
     from codreamer.config import Settings
 
-    config = LoopConfig(scenario=scenario, policy="openai")
     with pytest.raises(ConfigError, match="OPENAI_BASE_URL"):
-        OpenAIPolicy.from_settings(store, config, Settings(_env_file=None))
+        OpenAIPolicy.from_settings(store, Settings(_env_file=None))
 
 
 # --- the acceptance run, through the CLI ---------------------------------------------
@@ -272,10 +299,13 @@ def test_learn_loop_on_the_openai_policy_writes_what_embedded_writes(tmp_path, s
     assert q.returncode == 0, q.stderr
     llm_files = {f.name for f in run_dir(res_llm).iterdir()}
     emb_files = {f.name for f in run_dir(res_emb).iterdir()}
-    assert llm_files - {"webhooks.jsonl"} == emb_files - {"webhooks.jsonl"}
+    prompts = {f"iter{k}_prompt.json" for k in range(3)}  # an LLM policy's prompt versions
+    assert llm_files - {"webhooks.jsonl"} == (emb_files - {"webhooks.jsonl"}) | prompts
     assert "webhooks.jsonl" in llm_files
     policy = json.loads((run_dir(res_llm) / "iter2_policy.json").read_text())
-    assert policy["policy"] == "openai" and policy["train"]["trainable"] == 0.0
+    assert policy["policy"] == "openai" and policy["trainer_state"]["trainer"] == "prompt"
+    assert policy["train"]["prompt_version"] == 2.0
+    assert server.refused == []
 
 
 def test_learn_loop_without_an_endpoint_fails_fast_with_one_line(tmp_path):

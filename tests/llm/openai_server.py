@@ -200,15 +200,44 @@ def default_brain(body: Body) -> Reply:
     return walker_turn(body)
 
 
+# --- what a real server refuses ---------------------------------------------------
+
+
+def protocol_error(body: Body, require_max_tokens: bool = True) -> tuple[int, str] | None:
+    """What llama.cpp's server does with the requests real runs used to send:
+    a replayed tool call whose arguments are not JSON -> 500; a history ending in
+    two assistant messages -> 400; no max_tokens -> refused here (a real server
+    would generate until its context fills)."""
+    msgs = body.get("messages") or []
+    for m in msgs:
+        for c in m.get("tool_calls") or []:
+            args = (c.get("function") or {}).get("arguments")
+            if isinstance(args, str):
+                try:
+                    json.loads(args)
+                except json.JSONDecodeError:
+                    return 500, "Failed to parse tool call arguments as JSON"
+    if len(msgs) >= 2 and msgs[-1].get("role") == msgs[-2].get("role") == "assistant":
+        return 400, "Cannot have 2 or more assistant messages at the end of the list."
+    if require_max_tokens and not isinstance(body.get("max_tokens"), int):
+        return 400, "max_tokens is required by this test server"
+    return None
+
+
 # --- the server ----------------------------------------------------------------
 
 
 class OpenAIServer:
-    def __init__(self, brain: Callable[[Body], Reply] = default_brain) -> None:
+    def __init__(
+        self, brain: Callable[[Body], Reply] = default_brain, *, require_max_tokens: bool = True
+    ) -> None:
+        """`require_max_tokens=False` for clients this project does not write (LiteLLM)."""
         self.brain = brain
+        self.require_max_tokens = require_max_tokens
         self.script: deque[Reply] = deque()
         self.requests: list[Body] = []
         self.headers: list[dict[str, str]] = []
+        self.refused: list[tuple[int, str]] = []  # requests a real server would refuse
         self.inflight = 0
         self.max_inflight = 0
         self._lock = threading.Lock()
@@ -275,6 +304,13 @@ class OpenAIServer:
             body = await request.json()
             with self._lock:
                 self.headers.append(dict(request.headers))
+            refused = protocol_error(body, self.require_max_tokens)
+            if refused is not None:
+                with self._lock:
+                    self.requests.append(body)
+                    self.refused.append(refused)
+                status, message = refused
+                return JSONResponse({"error": {"message": message}}, status_code=status)
             reply = self._next(body)
             with self._lock:
                 self.inflight += 1

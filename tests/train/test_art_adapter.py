@@ -200,16 +200,19 @@ class RecordingBackend:
         pass
 
 
-def test_art_policy_rolls_out_trains_and_resumes(art, store, scenario, tmp_path):
-    from codreamer.train.art_adapter import ArtPolicy
+def test_art_policy_acts_and_the_art_trainer_trains_and_resumes(art, store, scenario, tmp_path):
+    from codreamer.agent.policies.art_policy import ArtPolicy
+    from codreamer.train.art import ArtTrainer
 
     with OpenAIServer() as srv:
         backend = RecordingBackend(srv.url)
         model = art.TrainableModel(
             name="cd-test", project="p", base_model="Qwen/Qwen2.5-0.5B", base_path=str(tmp_path)
         )
-        policy = ArtPolicy.create(store, model, backend, learning_rate=1e-5, concurrency=2)
-        assert backend.registered == "cd-test" and policy.trainable and policy.step == 0
+        policy = ArtPolicy.create(store, model, backend, concurrency=2)
+        trainer = ArtTrainer(learning_rate=1e-5)
+        assert backend.registered == "cd-test" and policy.step == 0
+        assert not hasattr(policy, "train_step")  # policies act; trainers learn
 
         env = env_for(store, scenario)
         metas = [meta(i, policy="art") for i in range(4)]
@@ -221,10 +224,11 @@ def test_art_policy_rolls_out_trains_and_resumes(art, store, scenario, tmp_path)
         assert {r["model"] for r in reqs} == {"cd-test@0"} and all(r["logprobs"] for r in reqs)
         assert srv.headers[-1]["authorization"] == "Bearer art-key"
 
-        stats = policy.train_step([group])
+        stats = trainer.step(policy, [group])
         ((groups, kwargs),) = backend.trained
         assert kwargs == {"learning_rate": 1e-5}
         assert all(isinstance(g, art.TrajectoryGroup) for g in groups)
+        assert srv.refused == []
         assert [t.reward for t in groups[0]] == [0.0, 0.2, 0.4, pytest.approx(0.6)]
         assert all(
             not isinstance(x, dict) and x.logprobs
@@ -239,6 +243,7 @@ def test_art_policy_rolls_out_trains_and_resumes(art, store, scenario, tmp_path)
 
         state = policy.state_dict()
         assert state["step"] == 1 and state["model"] == "cd-test"
+        assert trainer.state_dict() == {"trainer": "art", "learning_rate": 1e-5, "step": 1}
         backend.step = 5  # the backend moved on (another process trained): resume from it
         policy.load_state_dict(state)
         assert policy.step == 5
@@ -247,20 +252,30 @@ def test_art_policy_rolls_out_trains_and_resumes(art, store, scenario, tmp_path)
 
 
 def test_art_policy_start_up_errors_are_one_clear_line(store, scenario, monkeypatch):
-    from codreamer.train.art_adapter import ArtPolicy
+    from codreamer.agent.policies.art_policy import ArtPolicy
 
     for key in ("WANDB_API_KEY", "ART_BACKEND"):
         monkeypatch.delenv(key, raising=False)
-    config = LoopConfig(scenario=scenario, policy="art")
     with pytest.raises(ConfigError, match="^ART_BACKEND=serverless needs WANDB_API_KEY$"):
-        ArtPolicy.from_settings(store, config, Settings(_env_file=None, ART_BACKEND="serverless"))
+        ArtPolicy.from_settings(store, Settings(_env_file=None, ART_BACKEND="serverless"))
     if not has_cuda_gpu():
         with pytest.raises(ConfigError, match="needs a CUDA GPU"):
-            ArtPolicy.from_settings(store, config, Settings(_env_file=None))
+            ArtPolicy.from_settings(store, Settings(_env_file=None))
+
+
+def test_the_art_trainer_refuses_another_policy(store):
+    from codreamer.train.art import ArtTrainer
+
+    with pytest.raises(TypeError, match="trains the art policy"):
+        ArtTrainer().step(EmbeddedPolicy(store), [])
+    with pytest.raises(ValueError, match="cannot train policy embedded"):
+        LoopConfig.model_validate(
+            {"scenario": {"prospect": {"name": "A"}, "goal": "g"}, "trainer": "art"}
+        )
 
 
 def test_serverless_backend_is_built_with_the_key_offline(art):
-    from codreamer.train.art_adapter import make_backend
+    from codreamer.llm.art_loader import make_backend
 
     backend = make_backend(
         art, Settings(_env_file=None, ART_BACKEND="serverless", WANDB_API_KEY="k" * 40)

@@ -2,8 +2,8 @@
 
 A policy starts a *session* per rollout. The driver asks the session for its
 next assistant turn (tool calls), runs the tools, hands the results back, and
-enforces the depth limit. Policies act; learning is a trainer's job
-(codreamer/train/base.py), which reads and updates the policy's parameters.
+enforces the depth limit. A policy only acts: trainers (codreamer/train/) learn,
+by changing its weights or its prompt.
 """
 
 from __future__ import annotations
@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 if TYPE_CHECKING:
+    from codreamer.agent.policies.prompt import Prompt
     from codreamer.agent.rollout import RolloutEnv
+    from codreamer.agent.trajectory import Trajectory, TrajectoryMeta
     from codreamer.models import FinalEmail
 
 
@@ -61,12 +63,53 @@ class PolicySession(Protocol):
 
 class Policy(Protocol):
     name: str
-    trainable: bool
+    # An LLM policy's prompt (the prompt trainer edits it); None for the embedded one.
+    prompt: Prompt | None
 
     def start(self, env: RolloutEnv, rng: np.random.Generator, greedy: bool) -> PolicySession: ...
 
+    def system_prompt(self) -> str:
+        """The system message a rollout opens with."""
+        ...
+
+    def rollout_group(
+        self,
+        env: RolloutEnv,
+        rng: np.random.Generator,
+        metas: list[TrajectoryMeta],
+        greedy: bool = False,
+    ) -> list[Trajectory]:
+        """One rollout per meta, in order; the results do not depend on scheduling."""
+        ...
+
     def state_dict(self) -> dict[str, Any]:
-        """The policy's parameters (a trainer checkpoints its own state beside them)."""
+        """What the policy is (weights, prompt), to restore it bit-for-bit."""
         ...
 
     def load_state_dict(self, state: dict[str, Any]) -> None: ...
+
+
+class PolicyBase:
+    """What most policies share: the default system prompt, no prompt to train, and
+    a group's rollouts one after the other on the iteration's generator."""
+
+    name = "policy"
+    prompt: Prompt | None = None
+
+    def system_prompt(self) -> str:
+        if self.prompt is not None:
+            return self.prompt.render()
+        from codreamer.agent.rollout import SYSTEM_PROMPT
+
+        return SYSTEM_PROMPT
+
+    def rollout_group(
+        self,
+        env: RolloutEnv,
+        rng: np.random.Generator,
+        metas: list[TrajectoryMeta],
+        greedy: bool = False,
+    ) -> list[Trajectory]:
+        from codreamer.agent.rollout import rollout
+
+        return [rollout(self, env, rng, m, greedy=greedy) for m in metas]  # type: ignore[arg-type]

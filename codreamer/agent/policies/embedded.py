@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from codreamer.agent.policies.base import PolicyBase
 from codreamer.agent.policies.features import (
     EMAIL_CACHE_SIZE,
     FINISH_FEATURES,
@@ -74,9 +75,8 @@ def _log_softmax(z: np.ndarray) -> np.ndarray:
     return e - math.log(float(np.exp(e).sum()))
 
 
-class EmbeddedPolicy:
+class EmbeddedPolicy(PolicyBase):
     name = "embedded"
-    trainable = True
 
     def __init__(self, store: GraphStore) -> None:
         self.store = store

@@ -7,20 +7,28 @@ reply's tool calls into ToolCall objects. What real models do, and what
 happens:
 
   * malformed JSON arguments -> a ToolCall with `error` set and `raw_arguments`
-    kept; the driver answers with the error and the model can try again;
+    kept; the history replays valid JSON (`{}`), never the broken text (real
+    servers answer a replayed broken call with HTTP 500), and the tool result
+    tells the model what it sent and why it failed, so it can try again;
   * an unknown tool name -> passed on; the driver answers with an error;
-  * no tool call at all -> one nudge, then each such turn counts toward the
-    depth limit, so the driver auto-finalizes at the cap;
+  * no tool call at all -> a user message before the next request (a nudge the
+    first time, a short reminder after), so the history never ends in two
+    assistant messages (servers answer that with HTTP 400); each such turn
+    counts toward the depth limit, so the driver auto-finalizes at the cap;
   * `finalize_email` without citations -> filled with the nodes whose evidence
     was gathered (the trajectory keeps what the model actually sent);
   * citations of unknown nodes -> kept; the judge sees and scores them;
+  * a runaway answer -> every request carries `max_tokens`
+    (CODREAMER_LLM_MAX_TOKENS), so one reply cannot fill the context;
   * timeouts, 429, 5xx -> bounded retries in the client; after that the
     rollout fails with PolicyError (a dead endpoint must not pass for a model).
 
 `force_finalize` (out of turns) composes the email from the gathered evidence
 with the same templates as the embedded policy, so a run always gets an email.
-The policy is not trainable: `train_step` returns {"trainable": 0.0} and the
-loop goes on (node scores still learn; use the `art` policy to train weights).
+The policy only acts. Its prompt (sections and few-shot exemplars,
+codreamer/agent/policies/prompt.py) is what the `prompt` trainer changes
+between iterations; it is part of the policy's state, so a resumed run
+continues with the prompt it had reached.
 """
 
 from __future__ import annotations
@@ -33,13 +41,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from codreamer.agent.compose import compose_email
-from codreamer.agent.policies.base import ToolCall, ToolResult, Turn
+from codreamer.agent.policies.base import PolicyBase, ToolCall, ToolResult, Turn
+from codreamer.agent.policies.prompt import Prompt
 from codreamer.agent.rollout import (
-    SYSTEM_PROMPT,
     RolloutEnv,
     _assistant_message,
     rollout,
-    user_prompt,
 )
 from codreamer.agent.tools import (
     FINALIZE_EMAIL,
@@ -55,12 +62,14 @@ if TYPE_CHECKING:
     from codreamer.agent.trajectory import Trajectory, TrajectoryMeta
     from codreamer.config import Settings
     from codreamer.graph.store import GraphStore
-    from codreamer.loop.config import LoopConfig
 
 NUDGE = (
     "Please continue by calling a tool: get_relevant_context or get_connected_nodes to "
     "explore the graph, or finalize_email to send the email."
 )
+# After the nudge, each further reply without a tool call gets this shorter line:
+# the history must never end in two assistant messages.
+REMINDER = "Call a tool now, or finalize_email with the email."
 
 
 @dataclass(slots=True)
@@ -73,9 +82,8 @@ class LLMDecision:
     model: str | None = None
 
 
-class OpenAIPolicy:
+class OpenAIPolicy(PolicyBase):
     name = "openai"
-    trainable = False
 
     def __init__(
         self,
@@ -86,6 +94,8 @@ class OpenAIPolicy:
         temperature: float = 1.0,
         logprobs: bool = True,
         concurrency: int = 4,
+        max_tokens: int = 1024,
+        prompt: Prompt | None = None,
     ) -> None:
         self.store = store
         self.client = client
@@ -93,15 +103,19 @@ class OpenAIPolicy:
         self.temperature = temperature
         self.logprobs = logprobs
         self.concurrency = max(1, concurrency)
+        self.max_tokens = max_tokens
+        self.prompt: Prompt = prompt or Prompt()
 
     @classmethod
     def from_settings(
-        cls, store: GraphStore, config: LoopConfig, settings: Settings | None = None
+        cls,
+        store: GraphStore,
+        settings: Settings,
+        model: str | None = None,
+        prompt: Prompt | None = None,
     ) -> OpenAIPolicy:
-        from codreamer.config import get_settings
         from codreamer.tracing import init_tracing
 
-        settings = settings or get_settings()
         if not settings.openai_base_url and not settings.openai_api_key:
             raise ConfigError(
                 "policy openai needs OPENAI_BASE_URL (and OPENAI_API_KEY if required)"
@@ -110,10 +124,12 @@ class OpenAIPolicy:
         return cls(
             store,
             ChatClient.from_settings(settings),
-            config.model or settings.openai_model,
+            model or settings.openai_model,
             temperature=settings.llm_temperature,
             logprobs=settings.llm_logprobs,
             concurrency=settings.llm_concurrency,
+            max_tokens=settings.llm_max_tokens,
+            prompt=prompt,
         )
 
     def model_name(self) -> str:
@@ -123,7 +139,11 @@ class OpenAIPolicy:
         return OpenAISession(self, env, rng, greedy)
 
     def rollout_group(
-        self, env: RolloutEnv, rng: np.random.Generator, metas: list[TrajectoryMeta]
+        self,
+        env: RolloutEnv,
+        rng: np.random.Generator,
+        metas: list[TrajectoryMeta],
+        greedy: bool = False,
     ) -> list[Trajectory]:
         """A group's rollouts, at most `concurrency` at once. Seeds are drawn up front,
         so the results do not depend on how the threads are scheduled."""
@@ -131,21 +151,26 @@ class OpenAIPolicy:
         workers = min(self.concurrency, max(1, len(metas)))
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rollout") as pool:
             futures = [
-                pool.submit(rollout, self, env, np.random.default_rng(int(s)), m)
+                pool.submit(rollout, self, env, np.random.default_rng(int(s)), m, greedy=greedy)
                 for s, m in zip(seeds, metas, strict=True)
             ]
             return [f.result() for f in futures]
 
-    def train_step(self, groups: list[list[Trajectory]]) -> dict[str, float]:
-        # A hosted chat model has no weights to update here; the loop goes on.
-        return {"trainable": 0.0, "groups": float(len(groups))}
-
     def state_dict(self) -> dict[str, Any]:
         # No secrets: this lands in iter{k}_policy.json.
-        return {"policy": self.name, "model": self.model, "base_url": self.client.base_url}
+        return {
+            "policy": self.name,
+            "model": self.model,
+            "base_url": self.client.base_url,
+            "prompt": self.prompt.model_dump(mode="json"),
+        }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        return None
+        self._load_prompt(state)
+
+    def _load_prompt(self, state: dict[str, Any]) -> None:
+        if state.get("prompt"):
+            self.prompt = Prompt.model_validate(state["prompt"])
 
 
 class OpenAISession:
@@ -159,8 +184,8 @@ class OpenAISession:
         self.greedy = greedy
         self.seed = int(rng.integers(0, 2**31 - 1))
         self.messages: list[dict[str, Any]] = [
-            {"role": "system", "content": SYSTEM_PROMPT},
-            {"role": "user", "content": user_prompt(env.scenario, env.seed_node)},
+            {"role": "system", "content": policy.system_prompt()},
+            {"role": "user", "content": env.user_prompt()},
         ]
         self.evidence: list[str] = []  # nodes whose context was read, in order
         self.touched: list[str] = []  # nodes whose neighbours were listed
@@ -197,6 +222,7 @@ class OpenAISession:
                 temperature=0.0 if self.greedy else p.temperature,
                 seed=self.seed + self.turns,
                 logprobs=True if p.logprobs else None,
+                max_tokens=p.max_tokens,
             )
         except LLMError as exc:
             raise PolicyError(f"{p.name} policy: {exc}") from None
@@ -206,12 +232,13 @@ class OpenAISession:
         errors: list[str] = []
         prelude: list[dict[str, Any]] = []
         last = self.messages[-1]
-        if last["role"] == "assistant" and not last.get("tool_calls") and not self.nudged:
-            # The model answered in prose: remind it once how to go on.
-            prelude.append({"role": "user", "content": NUDGE})
+        if last["role"] == "assistant" and not last.get("tool_calls"):
+            # The model answered in prose: say how to go on, so the history never
+            # ends in two assistant messages.
+            prelude.append({"role": "user", "content": REMINDER if self.nudged else NUDGE})
             self.messages.extend(prelude)
+            errors.append("no tool call: reminded" if self.nudged else "no tool call: nudged")
             self.nudged = True
-            errors.append("no tool call: nudged")
         resp = self._ask()
         self.turns += 1
         calls = [self._tool_call(i, tc) for i, tc in enumerate(resp.tool_calls)]
