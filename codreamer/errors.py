@@ -4,6 +4,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# An error never grows with its input: a list of problems keeps the first ones and
+# counts the rest, and every value it quotes is cut to a readable length.
+MAX_PROBLEMS_KEPT = 100
+MAX_QUOTED_CHARS = 80
+
+
+def quote(value: object, limit: int = MAX_QUOTED_CHARS) -> str:
+    """repr() of a value a caller sent, cut to `limit` characters (an id may be 1 MB)."""
+    text = value if isinstance(value, str) else str(value)
+    if len(text) > limit:
+        return repr(text[:limit]) + f"... ({len(text):,} characters)"
+    return repr(text)
+
 
 class CoDreamerError(Exception):
     """Base of every error this package raises on purpose."""
@@ -20,12 +33,45 @@ class GraphProblem:
         return f"{self.where}: {self.message}"
 
 
-class GraphValidationError(CoDreamerError):
-    """A graph failed validation. Carries every problem found, not just the first."""
+class Problems:
+    """Collects problems: keeps the first `limit` distinct ones and counts them all."""
 
-    def __init__(self, problems: list[GraphProblem]) -> None:
-        self.problems = list(problems)
-        super().__init__("; ".join(str(p) for p in self.problems) or "invalid graph")
+    def __init__(self, limit: int = MAX_PROBLEMS_KEPT) -> None:
+        self.limit = limit
+        self.kept: list[GraphProblem] = []
+        self._seen: set[GraphProblem] = set()
+        self.total = 0
+
+    def add(self, where: str, message: str) -> None:
+        problem = GraphProblem(where, message)
+        if problem in self._seen:
+            return
+        self.total += 1
+        if len(self.kept) < self.limit:
+            self.kept.append(problem)
+            self._seen.add(problem)
+
+    def __bool__(self) -> bool:
+        return self.total > 0
+
+
+def summarize(problems: list[GraphProblem], total: int, what: str) -> str:
+    """A one-line message: the problem itself when there is one, else a count."""
+    if total == 1 and problems:
+        return str(problems[0])
+    return f"{what}: {total:,} problems; the first {len(problems)} are listed"
+
+
+class GraphValidationError(CoDreamerError):
+    """A graph failed validation. Carries the first problems found (bounded) and the
+    total count, so a user fixes a graph in one pass and an error stays small."""
+
+    def __init__(self, problems: list[GraphProblem] | Problems, total: int | None = None) -> None:
+        if isinstance(problems, Problems):
+            total, problems = problems.total, problems.kept
+        self.problems = list(problems)[:MAX_PROBLEMS_KEPT]
+        self.total = max(total if total is not None else len(problems), len(self.problems))
+        super().__init__(summarize(self.problems, self.total, "invalid graph"))
 
 
 class GraphTooLargeError(GraphValidationError):
@@ -57,7 +103,53 @@ class DataFileError(CoDreamerError):
 
 
 class ScenarioError(CoDreamerError):
-    """A scenario id that does not exist, or a scenario file that does not parse."""
+    """A scenario id that does not exist, a scenario file that does not parse, or a
+    scenario whose seed node is not in the graph."""
+
+
+class JSONInputError(CoDreamerError):
+    """Bytes that are not JSON this service reads: broken syntax, not UTF-8, a lone
+    surrogate, nesting or a number beyond the limits. Names line and column."""
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None) -> None:
+        self.reason = message
+        self.line = line
+        self.column = column
+        at = f" (line {line}, column {column})" if line is not None else ""
+        super().__init__(f"not valid JSON: {message}{at}")
+
+
+class UnsupportedMediaTypeError(CoDreamerError):
+    """A request body sent without `Content-Type: application/json`."""
+
+
+class RequestShapeError(CoDreamerError):
+    """Valid JSON of the wrong overall shape (e.g. a bare node list for POST /learn-loop)."""
+
+    def __init__(self, where: str, message: str) -> None:
+        self.problems = [GraphProblem(where, message)]
+        super().__init__(f"{where}: {message}")
+
+
+class AuthError(CoDreamerError):
+    """A request without the API key the server requires."""
+
+
+class TooManyStreamsError(CoDreamerError):
+    """Over the cap of open event streams, per client or in total."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        self.retry_after = retry_after
+        super().__init__(message)
+
+
+class InvalidHeaderError(CoDreamerError):
+    """A request header whose value cannot be used (e.g. a Last-Event-ID that is not
+    a small non-negative integer)."""
+
+    def __init__(self, header: str, message: str) -> None:
+        self.problems = [GraphProblem(f"header.{header}", message)]
+        super().__init__(f"header {header}: {message}")
 
 
 class ConfigError(CoDreamerError):

@@ -6,14 +6,14 @@ call these. Every error names the file at fault.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from codreamer.errors import DataFileError, ScenarioError
+from codreamer.errors import DataFileError, JSONInputError, ScenarioError
 from codreamer.models import Scenario
+from codreamer.safe_json import parse_json
 
 if TYPE_CHECKING:
     from codreamer.config import Settings
@@ -21,27 +21,28 @@ if TYPE_CHECKING:
 
 
 def read_json_file(path: Path | str, what: str = "file") -> Any:
-    """Parse a JSON file, or raise DataFileError naming it (missing, unreadable, bad JSON)."""
+    """Parse a JSON file with the API's own parser (codreamer/safe_json.py), or raise
+    DataFileError naming it: missing, unreadable, or not JSON (with line and column)."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        data = p.read_bytes()
     except FileNotFoundError:
         raise DataFileError(f"{what} {str(p)!r} not found") from None
     except IsADirectoryError:
         raise DataFileError(f"{what} {str(p)!r} is a directory, not a file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataFileError(f"{what} {str(p)!r} cannot be read: {exc}") from None
+    except OSError as exc:
+        raise DataFileError(f"{what} {str(p)!r} cannot be read: {exc.strerror or exc}") from None
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DataFileError(
-            f"{what} {str(p)!r} is not valid JSON: {exc.msg} "
-            f"(line {exc.lineno}, column {exc.colno})"
-        ) from None
+        return parse_json(data)
+    except JSONInputError as exc:
+        raise DataFileError(f"{what} {str(p)!r} is {exc}") from None
 
 
 def load_graph(path: Path | str, max_nodes: int | None = None) -> GraphStore:
-    """Load and validate a graph file. Raises DataFileError or GraphValidationError."""
+    """Load and validate a graph file: a list of nodes, `{"nodes": [...]}`, or a whole
+    POST /learn-loop body (`{"graph": [...], ...}`), so the README's request files
+    work with `graph validate` and `learn-loop --graph` too. Raises DataFileError or
+    GraphValidationError."""
     from codreamer.graph.store import GraphStore
 
     data = read_json_file(path, "graph file")

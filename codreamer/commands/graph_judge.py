@@ -17,9 +17,17 @@ def register(app: typer.Typer, graph_app: typer.Typer) -> None:
 
 
 def graph_validate_cmd(
-    graph: Annotated[Path, typer.Argument(help="Graph JSON file.", show_default=False)],
+    graph: Annotated[
+        Path,
+        typer.Argument(
+            help='Graph JSON: a node list, {"nodes": [...]}, or a POST /learn-loop body '
+            '({"graph": [...], ...}).',
+            show_default=False,
+        ),
+    ],
 ) -> None:
-    """Validate a graph: every problem on its own line (exit 1), or a one-line summary."""
+    """Validate a graph with the API's own checks: each problem on its own line (the
+    first 100, then a count; exit 1), or a one-line summary."""
     from codreamer.config import get_settings
     from codreamer.errors import DataFileError, GraphValidationError
     from codreamer.loaders import load_graph
@@ -32,6 +40,8 @@ def graph_validate_cmd(
     except GraphValidationError as exc:
         for problem in exc.problems:
             typer.echo(str(problem))
+        if exc.total > len(exc.problems):
+            typer.echo(f"... and {exc.total - len(exc.problems):,} more problems")
         raise typer.Exit(1) from None
     max_hops = 6
     n_paths = len(store.paths_to_features(max_hops=max_hops))

@@ -2,19 +2,30 @@
 
 Two shapes exist in the wild and both are accepted: the original generator's
 (`edge` / `target_id` / `relationship`) and the common one (`edges` / `target` /
-`label`). Validation collects *every* problem before failing, each naming the
-node or edge at fault, so a user fixes a graph in one pass.
+`label`). Keys outside the schema are refused, naming the key and the close one.
+Validation collects every problem before failing (the first ones kept, all
+counted), each naming the node or edge at fault, so a user fixes a graph in one
+pass and an error never grows with a hostile graph.
 """
 
 from __future__ import annotations
 
+import difflib
 from collections import deque
+from collections.abc import Collection
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
-from codreamer.errors import GraphProblem, GraphTooLargeError, GraphValidationError
-from codreamer.models import CUSTOMER_JOB, PRODUCT_FEATURE
+from codreamer.errors import (
+    GraphProblem,
+    GraphTooLargeError,
+    GraphValidationError,
+    Problems,
+    ScenarioError,
+    quote,
+)
+from codreamer.models import CUSTOMER_JOB, PRODUCT_FEATURE, Scenario
 
 
 class Verification(BaseModel):
@@ -53,88 +64,107 @@ def is_product_feature(node_id: str) -> bool:
     return PRODUCT_FEATURE.lower() in node_id.lower()
 
 
+# Every key a graph may use. Anything else is refused naming the key: a typo such as
+# `contnet` would otherwise drop the node's text and the email would get filler.
+NODE_KEYS = ("id", "content", "edge", "edges", "verification")
+EDGE_KEYS = ("target_id", "target", "relationship", "label", "rationale")
+VERIFICATION_KEYS = tuple(Verification.model_fields)
+
+
 def _type_name(v: Any) -> str:
     return type(v).__name__ if v is not None else "null"
 
 
-def _parse_edge(raw: Any, where: str, problems: list[GraphProblem]) -> Edge | None:
+def _unknown_keys(raw: dict[str, Any], known: tuple[str, ...], what: str) -> list[str]:
+    """One message per key that is not part of the schema, with the close one if any."""
+    out = []
+    for key in raw:
+        if key in known:
+            continue
+        close = difflib.get_close_matches(key.lower(), known, n=1, cutoff=0.6)
+        hint = f"; did you mean `{close[0]}`?" if close else f"; known keys: {', '.join(known)}"
+        out.append(f"unknown {what} key {quote(key)}{hint}")
+    return out
+
+
+def _parse_edge(raw: Any, where: str, problems: Problems) -> Edge | None:
     if not isinstance(raw, dict):
-        problems.append(GraphProblem(where, f"edge must be an object, got {_type_name(raw)}"))
+        problems.add(where, f"edge must be an object, got {_type_name(raw)}")
         return None
+    for message in _unknown_keys(raw, EDGE_KEYS, "edge"):
+        problems.add(where, message)
+    if "target_id" in raw and "target" in raw and raw["target_id"] != raw["target"]:
+        problems.add(where, "edge has both `target_id` and `target`, and they differ")
     target = raw.get("target_id", raw.get("target"))
     if not isinstance(target, str):
-        problems.append(
-            GraphProblem(
-                where, f"edge needs a string `target_id` or `target`, got {_type_name(target)}"
-            )
-        )
+        got = _type_name(target)
+        problems.add(where, f"edge needs a string `target_id` or `target`, got {got}")
         return None
     if not target.strip():
-        problems.append(GraphProblem(where, "edge target is empty"))
+        problems.add(where, "edge target is empty")
         return None
     rel = raw.get("relationship", raw.get("label", ""))
     rationale = raw.get("rationale", "")
     ok = True
     for name, val in (("relationship", rel), ("rationale", rationale)):
         if val is not None and not isinstance(val, str):
-            problems.append(
-                GraphProblem(where, f"edge `{name}` must be a string, got {_type_name(val)}")
-            )
+            problems.add(where, f"edge `{name}` must be a string, got {_type_name(val)}")
             ok = False
     if not ok:
         return None
     return Edge(target=target, relationship=rel or "", rationale=rationale or "")
 
 
-def _parse_verification(raw: Any, where: str, problems: list[GraphProblem]) -> Verification | None:
+def _parse_verification(raw: Any, where: str, problems: Problems) -> Verification | None:
     if raw is None:
         return None
     if not isinstance(raw, dict):
-        problems.append(
-            GraphProblem(where, f"`verification` must be an object, got {_type_name(raw)}")
-        )
+        problems.add(where, f"`verification` must be an object, got {_type_name(raw)}")
         return None
+    unknown = _unknown_keys(raw, VERIFICATION_KEYS, "verification")
+    for message in unknown:
+        problems.add(where, message)
     try:
-        return Verification.model_validate(raw)
-    except Exception as exc:  # pydantic's message names the sub-field
-        first = str(exc).splitlines()
-        problems.append(
-            GraphProblem(where, f"invalid `verification`: {' '.join(first[1:3]).strip()}")
-        )
+        verification = Verification.model_validate(raw)
+    except ValidationError as exc:
+        for err in exc.errors(include_url=False, include_input=False)[:5]:
+            field = ".".join(str(x) for x in err["loc"]) or "verification"
+            problems.add(where, f"invalid `verification.{field}`: {err['msg']}")
         return None
+    return None if unknown else verification
 
 
-def _parse_node(raw: Any, index: int, problems: list[GraphProblem]) -> Node | None:
+def _parse_node(raw: Any, index: int, problems: Problems) -> Node | None:
     if not isinstance(raw, dict):
-        problems.append(GraphProblem(f"node #{index}", f"must be an object, got {_type_name(raw)}"))
+        problems.add(f"node #{index}", f"must be an object, got {_type_name(raw)}")
         return None
     node_id = raw.get("id")
     if not isinstance(node_id, str):
-        problems.append(
-            GraphProblem(f"node #{index}", f"`id` must be a string, got {_type_name(node_id)}")
-        )
+        problems.add(f"node #{index}", f"`id` must be a string, got {_type_name(node_id)}")
         return None
     if not node_id.strip():
-        problems.append(GraphProblem(f"node #{index}", "`id` is empty"))
+        problems.add(f"node #{index}", "`id` is empty")
         return None
-    where = f"node {node_id!r}"
+    where = f"node {quote(node_id)}"
+    for message in _unknown_keys(raw, NODE_KEYS, "node"):
+        problems.add(where, message)
     content = raw.get("content", "")
     if content is None:
         content = ""
     if not isinstance(content, str):
-        problems.append(
-            GraphProblem(where, f"`content` must be a string, got {_type_name(content)}")
-        )
+        problems.add(where, f"`content` must be a string, got {_type_name(content)}")
         content = ""
+    if "edge" in raw and "edges" in raw:
+        problems.add(where, "has both `edge` and `edges`; use one")
     raw_edges = raw.get("edges", raw.get("edge", []))
     if raw_edges is None:
         raw_edges = []
     edges: list[Edge] = []
     if not isinstance(raw_edges, list):
-        problems.append(GraphProblem(where, f"`edges` must be a list, got {_type_name(raw_edges)}"))
+        problems.add(where, f"`edges` must be a list, got {_type_name(raw_edges)}")
     else:
         for j, raw_edge in enumerate(raw_edges):
-            edge = _parse_edge(raw_edge, f"edge #{j} of node {node_id!r}", problems)
+            edge = _parse_edge(raw_edge, f"edge #{j} of node {quote(node_id)}", problems)
             if edge is not None:
                 edges.append(edge)
     verification = _parse_verification(raw.get("verification"), where, problems)
@@ -155,25 +185,45 @@ def _has_path_to_feature(nodes: dict[str, Node]) -> bool:
     return False
 
 
-def parse_graph(data: Any, *, max_nodes: int | None = None) -> list[Node]:
-    """Parse a graph (a list of nodes, or `{"nodes": [...]}`) and validate it.
+def _node_list(data: Any) -> Any:
+    """The node list inside what a user may hand over: the list itself, `{"nodes": [...]}`,
+    or a whole POST /learn-loop body `{"graph": [...], ...}` (one loader everywhere)."""
+    if isinstance(data, dict):
+        if "graph" in data:
+            return data["graph"]
+        if "nodes" in data:
+            return data["nodes"]
+        raise GraphValidationError(
+            [
+                GraphProblem(
+                    "graph",
+                    "an object must hold the node list as `graph` (a POST /learn-loop body) "
+                    "or `nodes`; or give the list itself",
+                )
+            ]
+        )
+    return data
 
-    Raises GraphValidationError with every problem found.
+
+def parse_graph(data: Any, *, max_nodes: int | None = None) -> list[Node]:
+    """Parse a graph (a list of nodes, `{"nodes": [...]}` or `{"graph": [...]}`) and
+    validate it.
+
+    Raises GraphValidationError with the first problems found and their total count.
     """
-    if isinstance(data, dict) and "nodes" in data:
-        data = data["nodes"]
+    data = _node_list(data)
     if not isinstance(data, list):
         raise GraphValidationError(
             [GraphProblem("graph", f"must be a list of nodes, got {_type_name(data)}")]
         )
     if max_nodes is not None and len(data) > max_nodes:
         raise GraphTooLargeError(
-            [GraphProblem("graph", f"has {len(data)} nodes, over the cap of {max_nodes}")]
+            [GraphProblem("graph", f"has {len(data):,} nodes, over the cap of {max_nodes:,}")]
         )
     if not data:
         raise GraphValidationError([GraphProblem("graph", "has no nodes")])
 
-    problems: list[GraphProblem] = []
+    problems = Problems()
     nodes: dict[str, Node] = {}
     order: list[str] = []
     for i, raw in enumerate(data):
@@ -181,7 +231,7 @@ def parse_graph(data: Any, *, max_nodes: int | None = None) -> list[Node]:
         if node is None:
             continue
         if node.id in nodes:
-            problems.append(GraphProblem(f"node {node.id!r}", f"duplicate id (node #{i})"))
+            problems.add(f"node {quote(node.id)}", f"duplicate id (node #{i})")
             continue
         nodes[node.id] = node
         order.append(node.id)
@@ -189,29 +239,37 @@ def parse_graph(data: Any, *, max_nodes: int | None = None) -> list[Node]:
     for node in nodes.values():
         for j, e in enumerate(node.edges):
             if e.target not in nodes:
-                problems.append(
-                    GraphProblem(
-                        f"edge #{j} of node {node.id!r}",
-                        f"points to unknown node {e.target!r}",
-                    )
+                problems.add(
+                    f"edge #{j} of node {quote(node.id)}",
+                    f"points to unknown node {quote(e.target)}",
                 )
 
     has_cj = CUSTOMER_JOB in nodes
     has_pf = any(is_product_feature(n) for n in nodes)
     if not has_cj:
-        problems.append(GraphProblem("graph", f"no {CUSTOMER_JOB!r} node"))
+        problems.add("graph", f"no {CUSTOMER_JOB!r} node")
     if not has_pf:
-        problems.append(GraphProblem("graph", f"no node whose id contains {PRODUCT_FEATURE!r}"))
+        problems.add("graph", f"no node whose id contains {PRODUCT_FEATURE!r}")
     if has_cj and has_pf and not _has_path_to_feature(nodes):
-        problems.append(
-            GraphProblem(
-                f"node {CUSTOMER_JOB!r}",
-                f"no directed path from {CUSTOMER_JOB!r} to a {PRODUCT_FEATURE!r} node",
-            )
+        problems.add(
+            f"node {CUSTOMER_JOB!r}",
+            f"no directed path from {CUSTOMER_JOB!r} to a {PRODUCT_FEATURE!r} node",
         )
     if problems:
         raise GraphValidationError(problems)
     return [nodes[i] for i in order]
+
+
+def check_seed_nodes(node_ids: Collection[str], scenario: Scenario) -> None:
+    """DESIGN §2: a scenario's seed node that is not in the graph is an error naming it
+    (a rollout would otherwise start from `Customer Job` without a word)."""
+    missing = [s for s in scenario.seed_nodes if s not in node_ids]
+    if missing:
+        names = ", ".join(quote(m) for m in missing[:5])
+        more = f" (and {len(missing) - 5} more)" if len(missing) > 5 else ""
+        raise ScenarioError(
+            f"seed node {names}{more} of scenario {quote(scenario.id)} is not in the graph"
+        )
 
 
 def graph_to_json(nodes: list[Node]) -> list[dict[str, Any]]:

@@ -19,9 +19,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from codreamer.errors import InvalidRunIdError
+from codreamer.errors import InvalidRunIdError, quote
 
-RUN_ID_RE = re.compile(r"^(run|api)-\d{8}-\d{6}-[0-9a-f]{6}$")
+# ASCII digits only (\d also matches full-width ones) and anchored at both ends with
+# fullmatch (`$` lets a trailing newline through): run ids become directory names.
+RUN_ID_RE = re.compile(r"(run|api)-[0-9]{8}-[0-9]{6}-[0-9a-f]{6}")
 
 
 def new_run_id(prefix: str = "run") -> str:
@@ -31,9 +33,10 @@ def new_run_id(prefix: str = "run") -> str:
 
 def check_run_id(run_id: str) -> str:
     """Run ids become directory names: only the documented shape is accepted."""
-    if not isinstance(run_id, str) or not RUN_ID_RE.match(run_id):
+    if not isinstance(run_id, str) or not RUN_ID_RE.fullmatch(run_id):
         raise InvalidRunIdError(
-            f"invalid run id {run_id!r}: expected run-YYYYMMDD-HHMMSS-xxxxxx or api-…"
+            f"invalid run id {quote(run_id)}: expected run-YYYYMMDD-HHMMSS-xxxxxx "
+            "or api-YYYYMMDD-HHMMSS-xxxxxx (ASCII digits, lower-case hex)"
         )
     return run_id
 

@@ -33,11 +33,13 @@ class LoopRequest:
 
 
 def build_config(req: LoopRequest, settings: Settings) -> tuple[Any, LoopConfig]:
+    from codreamer.graph.schema import check_seed_nodes
     from codreamer.loaders import load_graph, resolve_scenario
     from codreamer.loop.local import held_out_scenarios
 
     store = load_graph(req.graph or settings.default_graph_path, settings.max_graph_nodes)
     scenario = resolve_scenario(req.scenario, settings)
+    check_seed_nodes(store.nodes, scenario)  # the API's check too: a missing seed is named
     data: dict[str, Any] = {
         "iterations": req.iterations if req.iterations is not None else settings.num_iters,
         "depth": req.depth if req.depth is not None else settings.depth,

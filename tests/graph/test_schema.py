@@ -103,7 +103,8 @@ def test_wrong_types_name_the_culprit(mutate: Any, where: str, what: str) -> Non
 
 
 def test_not_a_list() -> None:
-    assert "must be a list" in problems({"id": "x"})[0]
+    assert "must be a list" in problems("x")[0]
+    assert "as `graph`" in problems({"id": "x"})[0]
 
 
 def test_over_node_cap() -> None:
