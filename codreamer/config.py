@@ -50,6 +50,16 @@ class Settings(BaseSettings):
     max_concurrent_runs: int = Field(2, validation_alias="CODREAMER_MAX_CONCURRENT_RUNS")
     max_queued_runs: int = Field(32, validation_alias="CODREAMER_MAX_QUEUED_RUNS")
     max_body_bytes: int = Field(2_000_000, validation_alias="CODREAMER_MAX_BODY_BYTES")
+    # Bodies over 64 KiB parsed and validated at once; more wait their turn, so a burst
+    # of large hostile bodies cannot multiply the API's memory.
+    max_parallel_large_bodies: int = Field(
+        2, ge=1, validation_alias="CODREAMER_MAX_PARALLEL_BODIES"
+    )
+    # Open GET /runs/{id}/events streams: in total, and per client address (429 beyond).
+    max_event_streams: int = Field(64, ge=1, validation_alias="CODREAMER_MAX_EVENT_STREAMS")
+    max_event_streams_per_client: int = Field(
+        8, ge=1, validation_alias="CODREAMER_MAX_EVENT_STREAMS_PER_CLIENT"
+    )
     # Where runs execute: their own processes (default), or API threads (only to
     # measure what the GIL does to API latency; see benchmarks/bench_api.py).
     run_executor: Literal["process", "thread"] = Field(

@@ -2,46 +2,22 @@
 
 from __future__ import annotations
 
-import hmac
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
-from fastapi import FastAPI, Request
-from fastapi.exceptions import RequestValidationError
+from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
-from fastapi.responses import JSONResponse
-from pydantic import ValidationError
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.exceptions import HTTPException
+from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from codreamer.api.errors import install_error_handlers
 from codreamer.api.runs import RunManager
 from codreamer.api.service import Catalog
+from codreamer.api.stream import StreamSlots
 from codreamer.config import Settings, get_settings
-from codreamer.errors import (
-    ConfigError,
-    DataFileError,
-    GraphTooLargeError,
-    GraphValidationError,
-    InvalidRunIdError,
-    QueueFullError,
-    RunNotFoundError,
-    RunStateError,
-    ScenarioError,
-)
-
-# The one table from typed errors to HTTP statuses. Order matters: subclasses first.
-ERROR_STATUS: list[tuple[type[Exception], int]] = [
-    (GraphTooLargeError, 413),
-    (GraphValidationError, 422),
-    (ScenarioError, 422),
-    (ConfigError, 422),
-    (InvalidRunIdError, 422),
-    (RunNotFoundError, 404),
-    (RunStateError, 409),
-    (QueueFullError, 429),
-    (DataFileError, 503),  # the server's own data file is broken: not the client's fault
-]
 
 
 class BodyTooLarge(HTTPException):
@@ -85,8 +61,9 @@ class BodyLimitMiddleware:
 
 
 async def _send_413(send: Send, limit: int) -> None:
+    detail = f"request body is over the limit of {limit:,} bytes (CODREAMER_MAX_BODY_BYTES)"
     response = JSONResponse(
-        {"detail": f"request body is over the limit of {limit} bytes", "problems": []},
+        {"detail": detail, "problems": [{"where": "body", "message": detail}], "problem_count": 1},
         status_code=413,
     )
     await response({"type": "http"}, _no_receive, send)
@@ -96,71 +73,8 @@ async def _no_receive() -> Message:
     return {"type": "http.disconnect"}
 
 
-# What a one-problem error is about, so every 4xx body names its field.
-ERROR_WHERE: list[tuple[type[Exception], str]] = [
-    (ScenarioError, "scenario"),
-    (ConfigError, "policy/judge"),
-    (InvalidRunIdError, "run_id"),
-    (RunNotFoundError, "run_id"),
-]
-
-
-def _error_body(exc: Exception) -> dict[str, Any]:
-    problems = [{"where": p.where, "message": p.message} for p in getattr(exc, "problems", [])]
-    if not problems:
-        where = next((w for cls, w in ERROR_WHERE if isinstance(exc, cls)), None)
-        if where is not None:
-            message = str(exc).removeprefix(f"{where}: ")  # the where is said once
-            problems = [{"where": where, "message": message}]
-    return {"detail": str(exc), "problems": problems}
-
-
-def _problem(e: Any) -> dict[str, str]:
-    loc = [str(x) for x in e.get("loc", ())]
-    if e.get("type") == "json_invalid":
-        # FastAPI puts the character offset in `loc`; say it in words.
-        at = f" at character {loc[1]}" if len(loc) > 1 else ""
-        return {"where": "body", "message": f"not valid JSON{at}: {e['msg']}"}
-    # A field typed as a union (e.g. scenario: id | object) reports each branch by its
-    # type name; the names mean nothing to a caller, so they are left out.
-    loc = [x for x in loc if x not in ("str", "Scenario", "int", "list[dict[str, Any]]")]
-    return {"where": ".".join(loc) or "body", "message": e["msg"]}
-
-
-def _install_error_handlers(app: FastAPI) -> None:
-    async def typed(request: Request, exc: Exception) -> JSONResponse:
-        for cls, status in ERROR_STATUS:
-            if isinstance(exc, cls):
-                headers = None
-                if isinstance(exc, QueueFullError):
-                    headers = {"Retry-After": str(exc.retry_after)}
-                return JSONResponse(_error_body(exc), status_code=status, headers=headers)
-        raise exc
-
-    for cls, _ in ERROR_STATUS:
-        app.add_exception_handler(cls, typed)
-
-    async def validation(request: Request, exc: Exception) -> JSONResponse:
-        errors = exc.errors() if isinstance(exc, (RequestValidationError, ValidationError)) else []
-        problems = [_problem(e) for e in errors]
-        detail = "; ".join(f"{p['where']}: {p['message']}" for p in problems) or "invalid request"
-        return JSONResponse({"detail": detail, "problems": problems}, status_code=422)
-
-    app.add_exception_handler(RequestValidationError, validation)
-    app.add_exception_handler(ValidationError, validation)
-
-
-def check_bearer(settings: Settings, authorization: str | None) -> bool:
-    if not settings.api_key:
-        return True
-    scheme, _, token = (authorization or "").partition(" ")
-    return scheme.lower() == "bearer" and hmac.compare_digest(
-        token.strip().encode(), settings.api_key.encode()
-    )
-
-
 def create_app(settings: Settings | None = None, *, manager: RunManager | None = None) -> FastAPI:
-    from codreamer.api.routes import router
+    from codreamer.api.routes import open_router, router
 
     settings = settings or get_settings()
     manager = manager or RunManager(settings)
@@ -177,15 +91,22 @@ def create_app(settings: Settings | None = None, *, manager: RunManager | None =
         title="CoDreamer API",
         version="0.1.0",
         description="Start learn-loop runs over a knowledge graph, follow them, read their "
-        "emails and node scores. Mutating endpoints need `Authorization: Bearer <key>` "
-        "when CODREAMER_API_KEY is set.",
+        "emails and node scores. When CODREAMER_API_KEY is set, every endpoint except "
+        "GET /healthz (and this page) needs `Authorization: Bearer <key>`: use Authorize.",
         lifespan=lifespan,
+        docs_url=None,  # served below from local assets: /docs works offline
+        redoc_url=None,
     )
     app.state.settings = settings
     app.state.manager = manager
     app.state.catalog = Catalog(settings)
-    _install_error_handlers(app)
+    app.state.stream_slots = StreamSlots(
+        settings.max_event_streams, settings.max_event_streams_per_client
+    )
+    install_error_handlers(app)
     app.include_router(router)
+    app.include_router(open_router)
+    _add_offline_docs(app)
     origins = [o.strip() for o in settings.cors_origins.split(",") if o.strip()]
     app.add_middleware(
         CORSMiddleware,
@@ -195,6 +116,26 @@ def create_app(settings: Settings | None = None, *, manager: RunManager | None =
     )
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     return app
+
+
+def _add_offline_docs(app: FastAPI) -> None:
+    """Swagger UI from the swagger-ui-bundle-v2 package's files, not a CDN, so /docs
+    works on a machine without internet. The page and its assets hold no data and
+    need no key (a browser cannot send one when opening a page); the calls made from
+    it do, through its Authorize button."""
+    from swagger_ui_bundle import swagger_ui_path
+
+    app.mount("/docs/static", StaticFiles(directory=str(swagger_ui_path)), name="docs-static")
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs() -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url=app.openapi_url or "/openapi.json",
+            title=f"{app.title} - docs",
+            swagger_js_url="/docs/static/swagger-ui-bundle.js",
+            swagger_css_url="/docs/static/swagger-ui.css",
+            swagger_favicon_url="/docs/static/favicon-32x32.png",
+        )
 
 
 def app_factory() -> FastAPI:

@@ -11,10 +11,10 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sse_starlette import EventSourceResponse
-from starlette.exceptions import HTTPException
 
 from codreamer.api import service
-from codreamer.api.app import check_bearer
+from codreamer.api.auth import require_key
+from codreamer.api.body import JSONBodyRoute
 from codreamer.api.runs import RunManager
 from codreamer.api.schemas import (
     ErrorBody,
@@ -28,31 +28,31 @@ from codreamer.api.schemas import (
     RunStatus,
     ScenarioList,
 )
-from codreamer.api.stream import event_stream, parse_last_event_id
+from codreamer.api.stream import SlotStream, StreamSlots, event_stream, parse_last_event_id
 from codreamer.config import Settings
 from codreamer.errors import RunNotFoundError
-from codreamer.judge.feedback import FeedbackEvent
+from codreamer.judge.feedback import FeedbackPost
 from codreamer.loop.artifacts import append_jsonl, check_run_id
 
+# Declared for the OpenAPI page (its Authorize button); require_key does the check.
 bearer = HTTPBearer(auto_error=False, description="CODREAMER_API_KEY, when the server sets one.")
 
 
-def require_key(
+def key_dependency(
     request: Request,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
 ) -> None:
-    settings: Settings = request.app.state.settings
-    header = f"{credentials.scheme} {credentials.credentials}" if credentials else None
-    if not check_bearer(settings, header):
-        raise HTTPException(401, "missing or wrong bearer key", {"WWW-Authenticate": "Bearer"})
+    require_key(request)
 
 
-Mutating = [Depends(require_key)]
 ERRORS: dict[int | str, dict[str, Any]] = {
-    s: {"model": ErrorBody} for s in (401, 404, 409, 413, 422, 429)
+    s: {"model": ErrorBody} for s in (400, 401, 404, 409, 413, 415, 422, 429)
 }
 
-router = APIRouter()
+# With CODREAMER_API_KEY set, every route here needs the key (reads too: run lists
+# carry prospect names, scenarios carry e-mail addresses). GET /healthz alone is open.
+router = APIRouter(route_class=JSONBodyRoute, dependencies=[Depends(key_dependency)])
+open_router = APIRouter()
 
 
 def _settings(request: Request) -> Settings:
@@ -75,7 +75,6 @@ def _urls(request: Request, run_id: str) -> dict[str, str]:
     "/learn-loop",
     status_code=202,
     response_model=RunAccepted,
-    dependencies=Mutating,
     responses=ERRORS,
     summary="Start a learn-loop run",
 )
@@ -92,7 +91,7 @@ def learn_loop(request: Request, body: LearnLoopRequest | None = None) -> RunAcc
         run_id=paths.run_id,
         status="queued",
         queue_position=position,
-        results_path=str(paths.dir),
+        results_path=service.store_relative(paths, app.state.settings),
         **_urls(request, paths.run_id),
     )
 
@@ -128,10 +127,14 @@ def run_events(
     last_event_id_header: Annotated[str | None, Header(alias="Last-Event-ID")] = None,
 ) -> EventSourceResponse:
     """Event id = the event's `seq`. Reconnect with `Last-Event-ID` (or
-    `?last_event_id=`) to get only later events. Ends after the run's final state."""
+    `?last_event_id=`) to get only later events. Ends after the run's final state.
+    Open streams are capped per client and in total (429 with Retry-After beyond)."""
     paths = _manager(request).paths(run_id)
     start = parse_last_event_id(last_event_id_header, last_event_id)
-    return EventSourceResponse(event_stream(paths, start), ping=15)
+    slots: StreamSlots = request.app.state.stream_slots
+    client = request.client.host if request.client else "unknown"
+    slots.acquire(client)
+    return SlotStream(event_stream(paths, start), ping=15, release=lambda: slots.release(client))
 
 
 @router.get("/runs/{run_id}/graph", response_model=RunGraph, responses=ERRORS)
@@ -144,7 +147,6 @@ def run_graph(run_id: str, request: Request) -> RunGraph:
     "/runs/{run_id}/cancel",
     status_code=202,
     response_model=RunAction,
-    dependencies=Mutating,
     responses=ERRORS,
 )
 def cancel_run(run_id: str, request: Request) -> RunAction:
@@ -157,7 +159,6 @@ def cancel_run(run_id: str, request: Request) -> RunAction:
     "/runs/{run_id}/resume",
     status_code=202,
     response_model=RunAction,
-    dependencies=Mutating,
     responses=ERRORS,
 )
 def resume_run(run_id: str, request: Request) -> RunAction:
@@ -171,10 +172,9 @@ def resume_run(run_id: str, request: Request) -> RunAction:
     "/feedback",
     status_code=201,
     response_model=FeedbackAccepted,
-    dependencies=Mutating,
     responses=ERRORS,
 )
-def post_feedback(event: FeedbackEvent, request: Request) -> FeedbackAccepted:
+def post_feedback(event: FeedbackPost, request: Request) -> FeedbackAccepted:
     """Record a judge rank, human preference or online outcome; later runs mix it in."""
     settings = _settings(request)
     if event.run_id is not None:
@@ -192,7 +192,7 @@ def scenarios(request: Request) -> ScenarioList:
     return ScenarioList(scenarios=items, default=items[0].id if items else None)
 
 
-@router.get("/healthz", response_model=Health)
+@open_router.get("/healthz", response_model=Health)
 async def healthz(request: Request) -> Health:
     snap = _manager(request).snapshot()
     return Health(active_runs=len(snap["active"]), queued_runs=len(snap["queued"]))

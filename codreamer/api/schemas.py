@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, WithJsonSchema
 
 from codreamer.models import Scenario
 
@@ -29,12 +29,47 @@ EXAMPLE: dict[str, Any] = {
 }
 
 
+_EDGE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "target_id": {"type": "string"},
+        "target": {"type": "string"},
+        "relationship": {"type": "string"},
+        "label": {"type": "string"},
+        "rationale": {"type": "string"},
+    },
+    "additionalProperties": False,
+}
+_NODE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["id"],
+    "properties": {
+        "id": {"type": "string", "minLength": 1},
+        "content": {"type": "string"},
+        "edge": {"type": "array", "items": _EDGE_SCHEMA},
+        "edges": {"type": "array", "items": _EDGE_SCHEMA},
+        "verification": {"type": "object"},
+    },
+    "additionalProperties": False,
+}
+
+# Validated by codreamer/graph/schema.py alone (one parser for the API, the CLI and
+# the loader: bounded problem lists, node keys checked); the schema documents it.
+GraphNodes = Annotated[list[Any], WithJsonSchema({"type": "array", "items": _NODE_SCHEMA})]
+
+
+class ScenarioIn(Scenario):
+    """A scenario in a request: an unknown key (`seed_node`) is refused, not ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
 class LearnLoopRequest(BaseModel):
     """`POST /learn-loop`. Every field is optional; omitted ones take the defaults."""
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [EXAMPLE]})
 
-    graph: list[dict[str, Any]] | None = Field(
+    graph: GraphNodes | None = Field(
         None,
         description="The run's knowledge graph: a list of nodes (`id`, `content`, and `edge` "
         "with `target_id`/`relationship`/`rationale`, or `edges` with `target`/`label`). "
@@ -44,7 +79,7 @@ class LearnLoopRequest(BaseModel):
     depth: StrictInt | None = DEPTH
     group_size: StrictInt | None = GROUP_SIZE
     seed: StrictInt | None = SEED
-    scenario: str | Scenario | None = Field(
+    scenario: str | ScenarioIn | None = Field(
         None,
         description="A scenario id from GET /scenarios, or a scenario object "
         "(`prospect` with at least `name`, and `goal`). Default: the first scenario.",
@@ -150,5 +185,8 @@ class Problem(BaseModel):
 
 
 class ErrorBody(BaseModel):
-    detail: str
-    problems: list[Problem] = Field(default_factory=list)
+    detail: str = Field(description="One line; a count when there are several problems.")
+    problems: list[Problem] = Field(
+        default_factory=list, description="The first 20 problems, each named by `where`."
+    )
+    problem_count: int = Field(0, description="How many problems there were in all.")

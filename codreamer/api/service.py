@@ -15,7 +15,7 @@ from codreamer.api.schemas import LearnLoopRequest
 from codreamer.api.webhooks import outbox_state
 from codreamer.config import Settings
 from codreamer.errors import ScenarioError
-from codreamer.graph.schema import parse_graph
+from codreamer.graph.schema import check_seed_nodes, parse_graph
 from codreamer.graph.scores import NodeScores
 from codreamer.graph.store import GraphStore
 from codreamer.loop.artifacts import RUN_ID_RE, RunPaths, new_run_id, read_json
@@ -84,8 +84,11 @@ def _check_backends(config: LoopConfig, settings: Settings) -> None:
         check_ready(config, settings)
 
 
-def build_config(req: LearnLoopRequest, settings: Settings, catalog: Catalog) -> LoopConfig:
+def build_config(
+    req: LearnLoopRequest, settings: Settings, catalog: Catalog, store: GraphStore
+) -> LoopConfig:
     scenario = catalog.scenario(req.scenario)
+    check_seed_nodes(store.nodes, scenario)
     values: dict[str, Any] = {
         "iterations": req.iterations if req.iterations is not None else settings.num_iters,
         "depth": req.depth if req.depth is not None else settings.depth,
@@ -116,12 +119,13 @@ def start_run(
         store = GraphStore(parse_graph(req.graph, max_nodes=settings.max_graph_nodes))
     else:
         store = catalog.default_graph()
-    config = build_config(req, settings, catalog)
+    config = build_config(req, settings, catalog, store)
     paths = manager.new_paths(new_run_id("api"))
     feedback = settings.feedback_path
     feedback_path = str(feedback.resolve()) if feedback.exists() else None
     request = req.model_dump(exclude={"graph"}, exclude_none=True, mode="json")
-    request["graph"] = "request" if req.graph is not None else str(settings.default_graph_path)
+    # Never an absolute server path: meta.json's request is shown to API callers.
+    request["graph"] = "request" if req.graph is not None else "default"
 
     def create() -> None:
         create_run(paths, store, config, request=request, feedback_path=feedback_path)
@@ -131,6 +135,15 @@ def start_run(
 
 
 # --- run views -------------------------------------------------------------------
+
+
+def store_relative(paths: RunPaths, settings: Settings) -> str:
+    """A run's directory relative to the results store (`runs/<run_id>`): the API never
+    tells a caller where the server keeps its files."""
+    try:
+        return paths.dir.relative_to(settings.results_dir).as_posix()
+    except ValueError:
+        return f"runs/{paths.run_id}"
 
 
 def webhook_summary(paths: RunPaths) -> dict[str, int]:
@@ -146,6 +159,7 @@ def run_status(paths: RunPaths, manager: RunManager) -> dict[str, Any]:
     status = read_status(paths)
     status["queue_position"] = manager.queue_position(paths.run_id)
     status["webhooks"] = webhook_summary(paths)
+    status["results_path"] = store_relative(paths, manager.settings)
     return status
 
 
@@ -187,7 +201,7 @@ def list_runs(settings: Settings, limit: int, status: str | None = None) -> list
         return []
     # Newest first by the id's timestamp (run- and api- ids interleave by time).
     names = sorted(
-        (d.name for d in runs_dir.iterdir() if RUN_ID_RE.match(d.name)),
+        (d.name for d in runs_dir.iterdir() if RUN_ID_RE.fullmatch(d.name)),
         key=lambda n: (n[4:], n),
         reverse=True,
     )

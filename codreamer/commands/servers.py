@@ -9,6 +9,40 @@ import typer
 from codreamer.commands.common import fail
 
 
+def port_taken(host: str, port: int) -> str | None:
+    """Why `host:port` cannot be served (None: it can). Binds the way uvicorn does
+    (SO_REUSEADDR), so a port only lingering in TIME_WAIT is not reported taken."""
+    import errno
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                return "is already in use"
+            if exc.errno == errno.EACCES:
+                return "needs privileges this user lacks"
+            return f"cannot be bound: {exc.strerror or exc}"
+    return None
+
+
+def check_ports(*servers: tuple[str, str, int, str, str]) -> None:
+    """One line naming the flag (and variable) to change, instead of uvicorn's error
+    and a traceback, when a port cannot be served. Each server is (what, host, port,
+    flag, env)."""
+    for what, host, port, flag, env in servers:
+        reason = port_taken(host, port)
+        if reason is not None:
+            raise fail(
+                f"{what} port {port} on {host} {reason}: choose another with {flag} "
+                f"(or set {env}), or stop what is using it",
+                2,
+            )
+
+
 def register(app: typer.Typer, webhooks_app: typer.Typer) -> None:
     app.command("api")(api_cmd)
     app.command("serve")(serve_cmd)
@@ -28,7 +62,11 @@ def api_cmd(
 ) -> None:
     """Serve the backend API (DESIGN §6): start runs, follow them, cancel, resume."""
     from codreamer.api.server import serve_api
+    from codreamer.config import get_settings
 
+    settings = get_settings()
+    host, port = host or settings.api_host, port or settings.api_port
+    check_ports(("API", host, port, "--port", "CODREAMER_API_PORT"))
     serve_api(host=host, port=port, log_level=log_level)
 
 
@@ -50,7 +88,21 @@ def serve_cmd(
     FRONTEND_URL defaults to the dashboard's receiver (http://127.0.0.1:3000/api/final-email).
     """
     from codreamer.api.server import DashboardMissing, serve_both
+    from codreamer.config import get_settings
 
+    settings = get_settings()
+    try:
+        from web.config import WebSettings
+
+        web = WebSettings()
+        web_host_, web_port_ = web_host or web.host, web_port or web.port
+    except ImportError:
+        web_host_, web_port_ = web_host or "127.0.0.1", web_port or 3000
+    api_host, api_port = host or settings.api_host, port or settings.api_port
+    check_ports(
+        ("API", api_host, api_port, "--port", "CODREAMER_API_PORT"),
+        ("dashboard", web_host_, web_port_, "--web-port", "CODREAMER_WEB_PORT"),
+    )
     try:
         serve_both(host=host, port=port, web_host=web_host, web_port=web_port, log_level=log_level)
     except DashboardMissing as exc:
@@ -63,7 +115,11 @@ def web_cmd(
 ) -> None:
     """Serve the dashboard alone (DESIGN §8); it talks to the API at CODREAMER_API_URL."""
     from web.app import main as web_main
+    from web.config import WebSettings
 
+    settings = WebSettings()
+    host, port = host or settings.host, port or settings.port
+    check_ports(("dashboard", host, port, "--port", "CODREAMER_WEB_PORT"))
     web_main(host=host, port=port)
 
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 from collections.abc import Iterable
+from datetime import UTC, datetime
 from typing import Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from codreamer.models import FinalEmail, utc_now_iso
 
@@ -66,6 +67,50 @@ class FeedbackEvent(BaseModel):
         if self.type == "online_outcome" and self.outcome is not None:
             return OUTCOME_VALUES[self.outcome]
         return float(self.value or 0.0)
+
+
+# What POST /feedback accepts: the same event, with nothing unknown and every field
+# bounded (20 posts of a 1.9 MB id once grew feedback.jsonl to 39 MB). Rows already in
+# a feedback file are read with FeedbackEvent, so a hand-edited row never stops a run.
+RUN_ID_PATTERN = r"^(run|api)-[0-9]{8}-[0-9]{6}-[0-9a-f]{6}$"
+EMAIL_KEY_PATTERN = r"^sha256:[0-9a-f]{32}$"
+PRINTABLE_PATTERN = r"^[^\x00-\x1f\x7f]+$"
+
+
+class FeedbackPost(FeedbackEvent):
+    model_config = ConfigDict(extra="forbid", regex_engine="python-re")
+
+    run_id: str | None = Field(
+        None, pattern=RUN_ID_PATTERN, description="run-/api-YYYYMMDD-HHMMSS-xxxxxx."
+    )
+    trajectory_id: str | None = Field(
+        None, min_length=1, max_length=200, pattern=PRINTABLE_PATTERN,
+        description="A trajectory of the run, e.g. `i2-greedy` or `i1-g0-t3`.",
+    )  # fmt: skip
+    email_key: str | None = Field(
+        None, pattern=EMAIL_KEY_PATTERN, description="sha256:<32 hex> of subject and body."
+    )
+    value: float | None = Field(
+        None, ge=0.0, le=1.0, allow_inf_nan=False,
+        description="Human preference / judge rank as a score in [0, 1].",
+    )  # fmt: skip
+    note: str | None = Field(None, max_length=2000)
+    created_at: str = Field(
+        default_factory=utc_now_iso,
+        max_length=40,
+        description="ISO 8601 with a time zone (e.g. 2025-10-12T13:00:15Z); default: now.",
+    )
+
+    @field_validator("created_at")
+    @classmethod
+    def _iso_time(cls, v: str) -> str:
+        try:
+            when = datetime.fromisoformat(v)
+        except ValueError:
+            raise ValueError("must be an ISO 8601 time, e.g. 2025-10-12T13:00:15Z") from None
+        if when.tzinfo is None:
+            raise ValueError("needs a time zone, e.g. 2025-10-12T13:00:15Z or +02:00")
+        return when.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 class FeedbackIndex:

@@ -15,15 +15,16 @@ def _client(tmp_path: Path) -> TestClient:
     return TestClient(create_app(Settings(CODREAMER_RESULTS_DIR=tmp_path)))
 
 
-def _problems(client: TestClient, body: bytes) -> list[dict[str, str]]:
+def _problems(client: TestClient, body: bytes, status: int = 422) -> list[dict[str, str]]:
     r = client.post("/learn-loop", content=body, headers={"content-type": "application/json"})
-    assert r.status_code == 422, r.text
+    assert r.status_code == status, r.text
     return r.json()["problems"]
 
 
-def test_broken_json_is_called_that(tmp_path: Path) -> None:
-    [p] = _problems(_client(tmp_path), b"{bad")
-    assert p["where"] == "body" and p["message"].startswith("not valid JSON at character 1")
+def test_broken_json_is_called_that_with_line_and_column(tmp_path: Path) -> None:
+    [p] = _problems(_client(tmp_path), b'{\n  "depth": 2,\n  "iterations" 3}', 400)
+    assert p["where"] == "body"
+    assert p["message"] == "not valid JSON: expected `:` (line 3, column 16)"
 
 
 def test_union_branch_names_do_not_leak(tmp_path: Path) -> None:

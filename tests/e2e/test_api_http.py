@@ -95,7 +95,11 @@ def test_unknown_scenario_and_broken_json(api: ApiServer) -> None:
         timeout=10,
         headers={"Content-Type": "application/json"},
     )
-    assert r.status_code == 422
+    assert r.status_code == 400
+    assert (
+        r.json()["problems"][0]["message"]
+        == "not valid JSON: the JSON ends early (line 1, column 15)"
+    )
 
 
 def test_too_big_bodies_get_413(api: ApiServer) -> None:
@@ -253,8 +257,10 @@ def test_bearer_key_cors_and_a_full_queue(tmp_path: Path) -> None:
         r = httpx.post(url, json=body, headers=key, timeout=10)
         assert r.status_code == 429 and r.headers["retry-after"] == "7"
         assert _runs_on_disk(server) == before
-        # Reads need no key; mutations do.
-        assert httpx.get(f"{server.url}/runs/{first}", timeout=10).status_code == 200
+        # Reads need the key too (run lists name prospects); only /healthz is open.
+        assert httpx.get(f"{server.url}/runs/{first}", timeout=10).status_code == 401
+        assert httpx.get(f"{server.url}/runs/{first}", headers=key, timeout=10).status_code == 200
+        assert httpx.get(f"{server.url}/healthz", timeout=10).status_code == 200
         assert httpx.post(f"{server.url}/runs/{first}/cancel", timeout=10).status_code == 401
         for run_id in (second, first):
             r = httpx.post(f"{server.url}/runs/{run_id}/cancel", headers=key, timeout=10)
