@@ -78,7 +78,7 @@ PRINTABLE_PATTERN = r"^[^\x00-\x1f\x7f]+$"
 
 
 class FeedbackPost(FeedbackEvent):
-    model_config = ConfigDict(extra="forbid", regex_engine="python-re")
+    model_config = ConfigDict(extra="forbid")  # rust-regex: `$` is the very end
 
     run_id: str | None = Field(
         None, pattern=RUN_ID_PATTERN, description="run-/api-YYYYMMDD-HHMMSS-xxxxxx."

@@ -1,0 +1,262 @@
+"""Hostile input against a real API: memory and reply sizes (issue 10).
+
+Starts `codreamer api` on 127.0.0.1 in a subprocess with the default limits
+(2 MB bodies) and sends, for each kind of hostile body below, 8 requests of
+about 2 MB at once, while a thread samples the API's resident memory
+(/proc/<pid>/status VmRSS; the run processes are separate and idle). The
+baseline, measured in the same run: the API's RSS once started, and its peak
+under the same 8-at-once pattern of small valid reads. Growth = hostile peak -
+RSS once started (no warm-up is subtracted).
+
+Kinds: 100,000 unknown edge targets (the issue's 15 MB amplifier), 100,000 nodes
+that are not objects, 1,000,000-deep nesting, a lone surrogate at the end, invalid
+UTF-8 at the end, a bare node list, a duplicate id repeated 40,000 times, a
+500,000-character node id with edges to unknown targets, a 2 MB feedback field,
+and a body over the limit.
+
+    uv run python benchmarks/bench_hostile.py [--rounds 2]
+
+Prints one JSON object. Targets: API RSS growth under 100 MB during the hostile
+rounds; every answer a 4xx no larger than its request.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+REPO = Path(__file__).resolve().parents[1]
+TARGET_RSS_GROWTH_MB = 100.0
+CONCURRENT = 8
+LIMIT = 2_000_000
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _rss_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def _base_graph() -> list[dict[str, Any]]:
+    return [
+        {"id": "Customer Job", "content": "Validates synthetic data quality.",
+         "edge": [{"target_id": "Product Feature", "relationship": "is solved by"}]},
+        {"id": "Product Feature", "content": "An integrated feedback system.", "edge": []},
+    ]  # fmt: skip
+
+
+def _fill(make: Callable[[int], bytes], size: int = LIMIT - 2000) -> bytes:
+    """The largest body `make(n)` builds under `size` bytes (n found by doubling)."""
+    lo, hi = 1, 2
+    while len(make(hi)) < size:
+        lo, hi = hi, hi * 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if len(make(mid)) < size else (lo, mid)
+    return make(lo)
+
+
+def _dumps(obj: Any) -> bytes:
+    return json.dumps(obj, separators=(",", ":")).encode()
+
+
+def hostile_bodies() -> dict[str, tuple[str, bytes]]:
+    def unknown_targets(n: int) -> bytes:
+        g = _base_graph()
+        g[0]["edge"] += [{"target": f"g{i:x}"} for i in range(n)]
+        return _dumps({"graph": g})
+
+    def not_objects(n: int) -> bytes:
+        return _dumps({"graph": _base_graph() + [7] * n})
+
+    def duplicate_ids(n: int) -> bytes:
+        return _dumps({"graph": _base_graph() + [{"id": "Customer Job"}] * n})
+
+    def long_id(n: int) -> bytes:
+        g = _base_graph()
+        g.append({"id": "N" * 500_000, "edge": [{"target": f"u{i}"} for i in range(n)]})
+        return _dumps({"graph": g})
+
+    def surrogate_at_end(n: int) -> bytes:
+        g = _base_graph() + [{"id": f"n{i}", "content": "ok"} for i in range(n)]
+        g.append({"id": "late", "content": "\udfff"})
+        return _dumps({"graph": g})
+
+    def bad_utf8_at_end(n: int) -> bytes:
+        return _dumps({"graph": _base_graph(), "pad": "x" * n})[:-2] + b'\xff"}'
+
+    def bare_list(n: int) -> bytes:
+        return _dumps(_base_graph() + [{"id": f"n{i}"} for i in range(n)])
+
+    def feedback_field(n: int) -> bytes:
+        return _dumps({"type": "human_preference", "value": 1, "trajectory_id": "t" * n})
+
+    deep = b'{"graph":' + b"[" * (LIMIT - 2000) + b"}"
+    over = _dumps({"graph": _base_graph(), "pad": "x" * (LIMIT + 10)})
+    return {
+        "100k_unknown_edge_targets": ("/learn-loop", _fill(unknown_targets)),
+        "nodes_that_are_not_objects": ("/learn-loop", _fill(not_objects)),
+        "duplicate_ids": ("/learn-loop", _fill(duplicate_ids)),
+        "500k_char_id_unknown_targets": ("/learn-loop", _fill(long_id)),
+        "deep_nesting": ("/learn-loop", deep),
+        "lone_surrogate_at_end": ("/learn-loop", _fill(surrogate_at_end)),
+        "invalid_utf8_at_end": ("/learn-loop", _fill(bad_utf8_at_end)),
+        "bare_node_list": ("/learn-loop", _fill(bare_list)),
+        "2mb_feedback_field": ("/feedback", _fill(feedback_field)),
+        "over_the_limit": ("/learn-loop", over),
+    }
+
+
+class Sampler(threading.Thread):
+    def __init__(self, pid: int) -> None:
+        super().__init__(daemon=True)
+        self.pid, self.peak, self._stop = pid, 0.0, threading.Event()
+
+    def run(self) -> None:
+        while not self._stop.is_set():
+            self.peak = max(self.peak, _rss_mb(self.pid))
+            time.sleep(0.01)
+
+    def stop(self) -> float:
+        self._stop.set()
+        self.join()
+        return max(self.peak, _rss_mb(self.pid))
+
+
+def _burst(url: str, path: str, body: bytes | None) -> list[tuple[int, int]]:
+    def one(_: int) -> tuple[int, int]:
+        with httpx.Client(timeout=120) as c:
+            if body is None:
+                r = c.get(url + path)
+            else:
+                r = c.post(url + path, content=body, headers={"Content-Type": "application/json"})
+            return r.status_code, len(r.content)
+
+    with ThreadPoolExecutor(CONCURRENT) as pool:
+        return list(pool.map(one, range(CONCURRENT)))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=2, help="hostile bursts per kind")
+    args = ap.parse_args()
+
+    bodies = hostile_bodies()
+    home = Path(tempfile.mkdtemp(prefix="bench-hostile-"))
+    shutil.copytree(REPO / "data", home / "data")
+    port = _free_port()
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("CODREAMER_", "FRONTEND"))},
+        "CODREAMER_RESULTS_DIR": str(home / "results"),
+        "CODREAMER_DATA_DIR": str(home / "data"),
+        "PYTHONPATH": str(REPO),
+    }
+    cmd = [sys.executable, "-m", "codreamer.cli", "api", "--port", str(port),
+           "--log-level", "warning"]  # fmt: skip
+    proc = subprocess.Popen(cmd, cwd=home, env=env, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(url + "/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise SystemExit("the API did not start")
+            time.sleep(0.2)
+
+        # The baseline: the API as started, then the same bursts with benign reads.
+        time.sleep(0.5)
+        before = _rss_mb(proc.pid)
+        sampler = Sampler(proc.pid)
+        sampler.start()
+        for _ in range(args.rounds):
+            _burst(url, "/scenarios", None)
+            _burst(url, "/runs", None)
+        benign_peak = sampler.stop()
+
+        kinds: dict[str, Any] = {}
+        sampler = Sampler(proc.pid)
+        sampler.start()
+        t0 = time.perf_counter()
+        for name, (path, body) in bodies.items():
+            results: list[tuple[int, int]] = []
+            k0 = time.perf_counter()
+            for _ in range(args.rounds):
+                results += _burst(url, path, body)
+            kinds[name] = {
+                "request_bytes": len(body),
+                "statuses": sorted({s for s, _ in results}),
+                "max_reply_bytes": max(n for _, n in results),
+                "all_4xx": all(400 <= s < 500 for s, _ in results),
+                "reply_le_request": all(n <= len(body) for _, n in results),
+                "seconds": round(time.perf_counter() - k0, 2),
+            }
+        hostile_peak = sampler.stop()
+        elapsed = time.perf_counter() - t0
+        alive = httpx.get(url + "/healthz", timeout=5).status_code == 200
+        runs_dir = home / "results" / "runs"
+        written = sorted(p.name for p in runs_dir.iterdir()) if runs_dir.exists() else []
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        shutil.rmtree(home, ignore_errors=True)
+
+    growth = hostile_peak - before
+    result = {
+        "benchmark": "bench_hostile",
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
+        "concurrent_requests": CONCURRENT,
+        "rounds_per_kind": args.rounds,
+        "requests": CONCURRENT * args.rounds * len(bodies),
+        "seconds": round(elapsed, 1),
+        "rss_mb": {
+            "before": round(before, 1),
+            "benign_burst_peak": round(benign_peak, 1),
+            "hostile_peak": round(hostile_peak, 1),
+            "hostile_growth": round(growth, 1),
+        },
+        "kinds": kinds,
+        "api_alive_after": alive,
+        "run_dirs_written": len(written),
+        "targets": {
+            "rss_growth_mb_under": TARGET_RSS_GROWTH_MB,
+            "met_rss": growth < TARGET_RSS_GROWTH_MB,
+            "met_every_reply_4xx_and_le_request": all(
+                k["all_4xx"] and k["reply_le_request"] for k in kinds.values()
+            ),
+        },
+    }
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()
