@@ -55,12 +55,15 @@ def _load_graph_and_scenario(graph: Path | None, scenario: str | None) -> tuple[
     """The store and scenario a command works on; a clear one-line error otherwise."""
     from codreamer.config import get_settings
     from codreamer.errors import CoDreamerError
+    from codreamer.graph.schema import check_seed_nodes
     from codreamer.loaders import load_graph, resolve_scenario
 
     settings = get_settings()
     try:
         store = load_graph(graph or settings.default_graph_path, settings.max_graph_nodes)
-        return store, resolve_scenario(scenario, settings)
+        sc = resolve_scenario(scenario, settings)
+        check_seed_nodes(store.nodes, sc)
+        return store, sc
     except CoDreamerError as exc:
         raise fail(str(exc)) from None
 

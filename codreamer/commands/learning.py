@@ -70,6 +70,7 @@ def oracle_cmd(
 
     from codreamer.config import get_settings
     from codreamer.errors import CoDreamerError
+    from codreamer.graph.schema import check_seed_nodes
     from codreamer.loaders import load_graph, resolve_scenario
     from codreamer.train.oracle import oracle
 
@@ -77,6 +78,7 @@ def oracle_cmd(
     try:
         store = load_graph(graph or settings.default_graph_path, settings.max_graph_nodes)
         sc = resolve_scenario(scenario, settings)
+        check_seed_nodes(store.nodes, sc)
         best = oracle(store, sc, depth, max_emails=max_emails)
     except CoDreamerError as exc:
         raise fail(str(exc)) from None
