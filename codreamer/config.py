@@ -9,6 +9,8 @@ from typing import Literal
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from codreamer.models import Sender
+
 PolicyName = Literal["embedded", "openai", "art"]
 JudgeName = Literal["rubric", "llm", "ruler"]
 
@@ -33,6 +35,10 @@ class Settings(BaseSettings):
     policy: PolicyName = Field("embedded", validation_alias="CODREAMER_POLICY")
     judge: JudgeName = Field("rubric", validation_alias="CODREAMER_JUDGE")
     max_graph_nodes: int = Field(20_000, validation_alias="CODREAMER_MAX_GRAPH_NODES")
+    # Who signs the emails (a request's `sender` wins).
+    sender_name: str = Field("Sam Carter", validation_alias="CODREAMER_SENDER_NAME")
+    sender_company: str | None = Field(None, validation_alias="CODREAMER_SENDER_COMPANY")
+    sender_title: str | None = Field(None, validation_alias="CODREAMER_SENDER_TITLE")
 
     # Learn-loop defaults (the CLI's positional args and the original env names win).
     num_iters: int = Field(3, validation_alias=AliasChoices("NUM_ITERS", "CODREAMER_ITERATIONS"))
@@ -115,6 +121,10 @@ class Settings(BaseSettings):
     art_learning_rate: float = Field(5e-6, validation_alias="ART_LEARNING_RATE")
     wandb_api_key: str | None = Field(None, validation_alias="WANDB_API_KEY")
     weave_project: str | None = Field(None, validation_alias="WEAVE_PROJECT")
+
+    @property
+    def sender(self) -> Sender:
+        return Sender(name=self.sender_name, company=self.sender_company, title=self.sender_title)
 
     @property
     def runs_dir(self) -> Path:

@@ -27,10 +27,37 @@ class Prospect(BaseModel):
     company: str | None = None
     industry: str | None = None
     tech_stack: list[str] = Field(default_factory=list)
+    # What a seller knows about the prospect (priorities, pains, recent events).
+    notes: str | None = Field(None, max_length=4000)
 
     @property
     def first_name(self) -> str:
         return self.name.split()[0] if self.name.split() else self.name
+
+
+class Sender(BaseModel):
+    """Who sends the email (DESIGN §2): every policy is told, so no email needs a
+    placeholder; the composer signs with it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field("Sam Carter", min_length=1, max_length=120)
+    company: str | None = Field(None, max_length=120)
+    title: str | None = Field(None, max_length=120)
+
+    def signature(self) -> str:
+        """The sign-off lines under "Best regards,"."""
+        role = ", ".join(x.strip() for x in (self.title, self.company) if x and x.strip())
+        return f"{self.name.strip()}\n{role}" if role else self.name.strip()
+
+    def describe(self) -> str:
+        """One line for an LLM prompt: "Sam Carter, Account Executive at Frostline"."""
+        out = self.name.strip()
+        if self.title and self.title.strip():
+            out += f", {self.title.strip()}"
+        if self.company and self.company.strip():
+            out += f" at {self.company.strip()}"
+        return out
 
 
 class Scenario(BaseModel):

@@ -8,7 +8,12 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_KG = REPO.parent / "shared" / "kg"
+# The reference graphs sit beside the checkout (../shared/kg); a git worktree one
+# level deeper (wt/<name>) finds them one level further up.
+SHARED_KG = next(
+    (p for p in (REPO.parent / "shared" / "kg", REPO.parents[1] / "shared" / "kg") if p.is_dir()),
+    REPO.parent / "shared" / "kg",
+)
 
 
 @pytest.fixture(scope="session")

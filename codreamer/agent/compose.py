@@ -37,7 +37,7 @@ Body, whatever the style: greeting; the opening sentence and the first node's
 content; one sentence per further hop (a connective, the node's content, and the
 edge's rationale trimmed to a clause when it reads as prose); the product (the
 Product Feature node's content) when the path reaches one, otherwise an offer to
-compare notes; the call to action; a sign-off with `SENDER_NAME`.
+compare notes; the call to action; a sign-off with the sender (DESIGN §2).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING
 import jinja2
 
 from codreamer.graph.schema import is_product_feature
-from codreamer.models import CUSTOMER_JOB, FinalEmail, Scenario
+from codreamer.models import CUSTOMER_JOB, FinalEmail, Scenario, Sender
 
 if TYPE_CHECKING:  # networkx stays out of the import path
     from codreamer.graph.store import GraphStore
@@ -58,7 +58,7 @@ if TYPE_CHECKING:  # networkx stays out of the import path
 N_SUBJECTS = 3
 N_OPENINGS = 3
 N_CTAS = 2
-SENDER_NAME = "Sam from CoDreamer"
+DEFAULT_SENDER = Sender()
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,7 +222,11 @@ def _hop_sentence(index: int, content: str, rationale: str) -> str:
 
 
 def compose_email(
-    store: GraphStore, path: list[str], scenario: Scenario, style: EmailStyle = DEFAULT_STYLE
+    store: GraphStore,
+    path: list[str],
+    scenario: Scenario,
+    style: EmailStyle = DEFAULT_STYLE,
+    sender: Sender = DEFAULT_SENDER,
 ) -> FinalEmail:
     """The email for `path` (node ids in order), to `scenario.prospect`, in `style`.
 
@@ -263,7 +267,7 @@ def compose_email(
         product=product,
         obj=goal_object(goal),
         goal=goal[:1].lower() + goal[1:] if goal else "",
-        sender=SENDER_NAME,
+        sender=sender.signature(),
     )
     return FinalEmail(subject=subject, body=body, citations=list(path))
 

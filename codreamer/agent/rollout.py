@@ -20,7 +20,7 @@ from codreamer.agent.tools import FINALIZE_EMAIL, AgentTools
 from codreamer.agent.trajectory import Trajectory, TrajectoryMeta
 from codreamer.errors import CoDreamerError
 from codreamer.graph.store import GraphStore
-from codreamer.models import FinalEmail, Scenario
+from codreamer.models import FinalEmail, Scenario, Sender
 
 SYSTEM_PROMPT = (
     "You are a sales research agent. Walk the knowledge graph with the tools, starting "
@@ -31,6 +31,15 @@ SYSTEM_PROMPT = (
 )
 
 
+def system_prompt(sender: Sender, base: str = SYSTEM_PROMPT) -> str:
+    """The system prompt (a policy's own, or the default) saying who sends the email, so
+    it is signed, never templated."""
+    return (
+        f"{base} You are writing as {sender.describe()}: sign the email with that "
+        "name, and never leave a placeholder such as [Your Name]."
+    )
+
+
 @dataclass
 class RolloutEnv:
     """What a rollout sees: one run's graph, tools (with its node scores), a scenario."""
@@ -39,12 +48,16 @@ class RolloutEnv:
     tools: AgentTools
     scenario: Scenario
     depth: int
+    sender: Sender = field(default_factory=Sender)
     _prompt: str | None = field(default=None, init=False, repr=False)
 
     def user_prompt(self) -> str:
         if self._prompt is None:
-            self._prompt = user_prompt(self.scenario, self.seed_node)
+            self._prompt = user_prompt(self.scenario, self.seed_node, self.sender)
         return self._prompt
+
+    def system_prompt(self, base: str = SYSTEM_PROMPT) -> str:
+        return system_prompt(self.sender, base)
 
     @property
     def seed_node(self) -> str:
@@ -56,10 +69,12 @@ class RolloutEnv:
         return CUSTOMER_JOB
 
 
-def user_prompt(scenario: Scenario, seed_node: str) -> str:
+def user_prompt(scenario: Scenario, seed_node: str, sender: Sender | None = None) -> str:
     prospect = scenario.prospect.model_dump(exclude_none=True)
+    sender = sender or Sender()
     return (
         f"Prospect: {json.dumps(prospect, ensure_ascii=False)}\n"
+        f"Sender: {json.dumps(sender.model_dump(exclude_none=True), ensure_ascii=False)}\n"
         f"Goal: {scenario.goal}\n"
         f"Start at node: {seed_node!r}."
     )
@@ -117,7 +132,7 @@ def rollout(
     greedy: bool = False,
 ) -> Trajectory:
     messages: list[dict[str, Any]] = [
-        {"role": "system", "content": policy.system_prompt()},
+        {"role": "system", "content": env.system_prompt(policy.system_prompt())},
         {"role": "user", "content": env.user_prompt()},
     ]
     session = policy.start(env, rng, greedy)

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, WithJsonSchema
 
-from codreamer.models import Scenario
+from codreamer.models import Scenario, Sender
 
 # Bounds mirror LoopConfig (tests/api/test_schemas.py keeps them in step), so the
 # schema documents them and a bad value is rejected naming its field.
@@ -88,6 +88,11 @@ class LearnLoopRequest(BaseModel):
     judge: Literal["rubric", "llm", "ruler"] | None = None
     trainer: Literal["grpo", "prompt", "art", "none"] | None = Field(
         None, description="What learns; default by policy (embedded grpo, openai prompt, art art)."
+    )
+    sender: Sender | None = Field(
+        None,
+        description="Who signs the emails (`name`, optional `company`, `title`). "
+        "Default: CODREAMER_SENDER_NAME / CODREAMER_SENDER_COMPANY.",
     )
 
 

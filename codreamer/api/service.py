@@ -96,6 +96,7 @@ def build_config(
         "policy": req.policy or settings.policy,
         "judge": req.judge or settings.judge,
         "trainer": req.trainer,
+        "sender": req.sender or settings.sender,
         # Step 5 at the end of the run: the other known scenarios, held out.
         "eval_scenarios": [s for s in catalog.scenarios() if s.id != scenario.id],
     }

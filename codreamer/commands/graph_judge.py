@@ -192,11 +192,13 @@ def demo_cmd(
     from codreamer.agent.rollout import RolloutEnv, rollout
     from codreamer.agent.tools import AgentTools
     from codreamer.agent.trajectory import TrajectoryMeta
+    from codreamer.config import get_settings
     from codreamer.graph.scores import NodeScores
     from codreamer.judge.rubric import RubricJudge
 
     store, sc = _load_graph_and_scenario(graph, scenario)
-    env = RolloutEnv(store, AgentTools(store, NodeScores(store.nodes)), sc, depth)
+    sender = get_settings().sender
+    env = RolloutEnv(store, AgentTools(store, NodeScores(store.nodes)), sc, depth, sender)
     meta = TrajectoryMeta(trajectory_id="demo", scenario_id=sc.id, iteration=0, seed=seed)
     traj = rollout(EmbeddedPolicy(store), env, np.random.default_rng(seed), meta)
     show_email_and_judgement(traj.final_email, RubricJudge(store).judge(traj.final_email, sc))

@@ -38,6 +38,15 @@ def learn_loop_cmd(
     resume: Annotated[
         str | None, typer.Option("--resume", help="Resume this run id from its last iteration.")
     ] = None,
+    sender_name: Annotated[
+        str | None, typer.Option(help="Who signs the emails (env CODREAMER_SENDER_NAME).")
+    ] = None,
+    sender_company: Annotated[
+        str | None, typer.Option(help="The sender's company (env CODREAMER_SENDER_COMPANY).")
+    ] = None,
+    sender_title: Annotated[
+        str | None, typer.Option(help="The sender's title (env CODREAMER_SENDER_TITLE).")
+    ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="End with one JSON summary.")] = False,
 ) -> None:
     """Run one learn-loop here, without a server (DESIGN §2)."""
@@ -54,6 +63,9 @@ def learn_loop_cmd(
         judge=judge,
         trainer=trainer,
         resume=resume,
+        sender_name=sender_name,
+        sender_company=sender_company,
+        sender_title=sender_title,
     )
     raise typer.Exit(run_from_cli(request, json_out=json_out))
 

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from codreamer.models import Scenario
+from codreamer.models import Scenario, Sender
 from codreamer.train.config import GRPOConfig
 
 
@@ -40,6 +40,7 @@ class LoopConfig(BaseModel):
             "(default: just `scenario`)."
         ),
     )
+    sender: Sender = Field(default_factory=Sender, description="Who signs the emails.")
     policy: Literal["embedded", "openai", "art"] = "embedded"
     trainer: Literal["grpo", "art", "prompt", "none"] | None = Field(
         None,

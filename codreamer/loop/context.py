@@ -50,7 +50,7 @@ class RunContext:
     step_started_at: float = 0.0  # perf_counter() when the current step began
 
     def env(self, scenario: Scenario) -> RolloutEnv:
-        return RolloutEnv(self.store, self.tools, scenario, self.config.depth)
+        return RolloutEnv(self.store, self.tools, scenario, self.config.depth, self.config.sender)
 
 
 def build_context(

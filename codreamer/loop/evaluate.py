@@ -14,7 +14,7 @@ from codreamer.agent.trajectory import TrajectoryMeta
 from codreamer.errors import CoDreamerError
 from codreamer.graph.store import GraphStore
 from codreamer.judge.base import GroupJudge
-from codreamer.models import Scenario
+from codreamer.models import Scenario, Sender
 
 # A reward at or above this counts as a pass: an email a person would send as is.
 PASS_THRESHOLD = 0.8
@@ -45,12 +45,13 @@ def evaluate(
     scenarios: list[Scenario],
     judge: GroupJudge,
     depth: int,
+    sender: Sender | None = None,
 ) -> EvalReport:
     results: list[ScenarioResult] = []
     failures: list[str] = []
     for s in scenarios:
         meta = TrajectoryMeta(trajectory_id=f"eval-{s.id}", scenario_id=s.id, iteration=-1)
-        env = RolloutEnv(store, tools, s, depth)
+        env = RolloutEnv(store, tools, s, depth, sender or Sender())
         traj = rollout(policy, env, np.random.default_rng(0), meta, greedy=True)
         try:
             j = judge.score_group([traj.final_email], s)[0]

@@ -190,7 +190,13 @@ def _final(ctx: RunContext) -> None:
     if ctx.config.eval_scenarios:
         ctx.events.emit("step_started", iteration=n, step="evaluate")
         report = evaluate(
-            ctx.policy, ctx.store, ctx.tools, ctx.config.eval_scenarios, ctx.judge, ctx.config.depth
+            ctx.policy,
+            ctx.store,
+            ctx.tools,
+            ctx.config.eval_scenarios,
+            ctx.judge,
+            ctx.config.depth,
+            ctx.config.sender,
         )
         atomic_write_json(ctx.paths.eval_report, report.model_dump())
         ctx.events.emit(

@@ -30,6 +30,9 @@ class LoopRequest:
     judge: str | None = None
     trainer: str | None = None
     resume: str | None = None
+    sender_name: str | None = None
+    sender_company: str | None = None
+    sender_title: str | None = None
 
 
 def build_config(req: LoopRequest, settings: Settings) -> tuple[Any, LoopConfig]:
@@ -49,10 +52,21 @@ def build_config(req: LoopRequest, settings: Settings) -> tuple[Any, LoopConfig]
         "trainer": req.trainer,
         "seed": req.seed,
         "eval_scenarios": held_out_scenarios(settings, scenario),
+        "sender": _sender(req, settings),
     }
     if req.group_size is not None:
         data["group_size"] = req.group_size
     return store, LoopConfig.model_validate(data)
+
+
+def _sender(req: LoopRequest, settings: Settings) -> dict[str, Any]:
+    """The settings' sender, with what the command line gave on top."""
+    sender = settings.sender.model_dump()
+    for key in ("name", "company", "title"):
+        value = getattr(req, f"sender_{key}")
+        if value is not None:
+            sender[key] = value or None
+    return sender
 
 
 def run_from_cli(req: LoopRequest, *, json_out: bool) -> int:
@@ -75,6 +89,9 @@ def run_from_cli(req: LoopRequest, *, json_out: bool) -> int:
                     "policy",
                     "judge",
                     "trainer",
+                    "sender_name",
+                    "sender_company",
+                    "sender_title",
                 )
                 if getattr(req, name) is not None
             ] + (["seed"] if req.seed != 0 else [])
@@ -237,4 +254,6 @@ def evaluate_run(run_id: str, scenario_args: list[str]) -> EvalReport:
         else config.eval_scenarios or [config.scenario]
     )
     judge = make_judge(config.judge, store, settings)
-    return evaluate(policy, store, AgentTools(store, scores), scenarios, judge, config.depth)
+    return evaluate(
+        policy, store, AgentTools(store, scores), scenarios, judge, config.depth, config.sender
+    )

@@ -7,11 +7,11 @@ import pytest
 
 from codreamer.agent.compose import (
     ALL_STYLES,
+    DEFAULT_SENDER,
     DEFAULT_STYLE,
     N_CTAS,
     N_OPENINGS,
     N_SUBJECTS,
-    SENDER_NAME,
     EmailStyle,
     compose_email,
     goal_object,
@@ -20,7 +20,7 @@ from codreamer.agent.compose import (
 )
 from codreamer.graph.store import GraphStore
 from codreamer.loaders import load_graph, load_scenarios
-from codreamer.models import Prospect, Scenario
+from codreamer.models import Prospect, Scenario, Sender
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +55,7 @@ def test_good_email_reads_like_an_email(store: GraphStore, scenario: Scenario) -
     for nid in path:  # every cited node's content is in the body
         assert store.content(nid) in body
     assert "Would you be open to a 20-minute discovery call?" in body
-    assert body.endswith(f"Best regards,\n{SENDER_NAME}")
+    assert body.endswith(f"Best regards,\n{DEFAULT_SENDER.name}")
     assert "\n\n\n" not in body
     assert not PLACEHOLDER.search(body + email.subject)
 
@@ -68,7 +68,14 @@ def test_every_style_and_path_is_clean(store: GraphStore, scenario: Scenario) ->
             assert e.subject and e.body
             assert not PLACEHOLDER.search(e.body + e.subject), (path, style)
             assert "\n\n\n" not in e.body
-            assert e.body.endswith(SENDER_NAME)
+            assert e.body.endswith(DEFAULT_SENDER.name)
+
+
+def test_signed_by_the_sender(store: GraphStore, scenario: Scenario) -> None:
+    sender = Sender(name="Dana Whitfield", company="Frostline", title="Account Executive")
+    e = compose_email(store, shortest_path(store), scenario, DEFAULT_STYLE, sender)
+    assert e.body.endswith("Best regards,\nDana Whitfield\nAccount Executive, Frostline")
+    assert DEFAULT_SENDER.name not in e.body
 
 
 def test_styles_differ(store: GraphStore, scenario: Scenario) -> None:

@@ -351,3 +351,15 @@ def test_odd_tool_call_shapes(server, store, scenario):
     answers = tool_msgs(traj)
     assert json.loads(answers[0]["content"])["node_id"] == "Customer Job"  # object args ran
     assert "must be a JSON object" in json.loads(answers[1]["content"])["error"]
+
+
+def test_the_model_is_told_who_sends_the_email(server, store, scenario):
+    from codreamer.models import Sender
+
+    sender = Sender(name="Dana Whitfield", company="Frostline", title="Account Executive")
+    env = RolloutEnv(store, AgentTools(store, NodeScores(store.nodes)), scenario, 5, sender)
+    meta = TrajectoryMeta(trajectory_id="t", scenario_id=scenario.id, iteration=1, policy="openai")
+    rollout(make_policy(store, server), env, np.random.default_rng(0), meta)
+    system, user = server.chat_requests("agent")[0]["messages"][:2]
+    assert "Dana Whitfield, Account Executive at Frostline" in system["content"]
+    assert '"name": "Dana Whitfield"' in user["content"]

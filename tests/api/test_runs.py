@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import SHARED_KG
 
 from codreamer.api.runs import RunManager
 from codreamer.api.schemas import LearnLoopRequest
@@ -21,7 +22,7 @@ from codreamer.loop.status import create_run, read_meta, update_meta
 from codreamer.models import Prospect, Scenario
 
 REPO = Path(__file__).resolve().parents[2]
-WEAVE = REPO.parent / "shared" / "kg" / "weave-feedback-5.json"
+WEAVE = SHARED_KG / "weave-feedback-5.json"
 
 
 def _settings(tmp_path: Path, **kw: object) -> Settings:

@@ -33,7 +33,7 @@ from codreamer.agent.policies.features import (
 from codreamer.agent.policies.session import EmbeddedSession
 from codreamer.agent.rollout import RolloutEnv
 from codreamer.graph.store import GraphStore
-from codreamer.models import Scenario
+from codreamer.models import Scenario, Sender
 
 __all__ = [
     "FINISH_FEATURES",
@@ -105,11 +105,14 @@ class EmbeddedPolicy(PolicyBase):
         self._logits_memo.clear()
 
     # -- features ------------------------------------------------------------
-    def scenario_features(self, scenario: Scenario) -> ScenarioFeatures:
-        key = (scenario.id, scenario.goal, scenario.prospect.model_dump_json())
+    def scenario_features(
+        self, scenario: Scenario, sender: Sender | None = None
+    ) -> ScenarioFeatures:
+        sender = sender or Sender()
+        key = (scenario.id, scenario.goal, scenario.prospect.model_dump_json(), sender)
         sf = self._features.get(key)
         if sf is None:
-            sf = self._features[key] = ScenarioFeatures(self.store, scenario)
+            sf = self._features[key] = ScenarioFeatures(self.store, scenario, sender)
         return sf
 
     # -- logits (shared by sampling and training) ------------------------------

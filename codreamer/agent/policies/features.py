@@ -18,7 +18,7 @@ import numpy as np
 from codreamer.agent.compose import N_CTAS, N_OPENINGS, N_SUBJECTS, EmailStyle, compose_email
 from codreamer.graph.schema import is_product_feature
 from codreamer.graph.store import GraphStore
-from codreamer.models import FinalEmail, Scenario
+from codreamer.models import FinalEmail, Scenario, Sender
 
 NODE_FEATURES = ("score", "relevance", "progress", "is_feature", "reaches_feature", "confidence")
 FINISH_FEATURES = ("bias", "at_feature", "hops_fraction", "can_reach_feature")
@@ -104,8 +104,9 @@ class Decision:
 class ScenarioFeatures:
     """Per-scenario, per-node feature cache (relevance is scenario-specific)."""
 
-    def __init__(self, store: GraphStore, scenario: Scenario) -> None:
+    def __init__(self, store: GraphStore, scenario: Scenario, sender: Sender | None = None) -> None:
         self.store = store
+        self.sender = sender or Sender()
         p = scenario.prospect
         words = " ".join(
             [
@@ -131,7 +132,7 @@ class ScenarioFeatures:
         if hit is None:
             if len(self._emails) >= EMAIL_CACHE_SIZE:
                 self._emails.clear()
-            email = compose_email(self.store, path, self.scenario, style)
+            email = compose_email(self.store, path, self.scenario, style, self.sender)
             hit = self._emails[key] = (email, json.dumps(email.model_dump(), ensure_ascii=False))
         return hit
 

@@ -184,7 +184,7 @@ class OpenAISession:
         self.greedy = greedy
         self.seed = int(rng.integers(0, 2**31 - 1))
         self.messages: list[dict[str, Any]] = [
-            {"role": "system", "content": policy.system_prompt()},
+            {"role": "system", "content": env.system_prompt(policy.system_prompt())},
             {"role": "user", "content": env.user_prompt()},
         ]
         self.evidence: list[str] = []  # nodes whose context was read, in order
@@ -332,7 +332,7 @@ class OpenAISession:
         for n in (self.evidence or self.touched) + self.pending:
             if n in store:
                 _add(path, n)
-        email = compose_email(store, path, self.env.scenario)
+        email = compose_email(store, path, self.env.scenario, sender=self.env.sender)
         call = ToolCall(
             f"call_{self.turns}_{FINALIZE_EMAIL}",
             FINALIZE_EMAIL,

@@ -37,7 +37,7 @@ class EmbeddedSession:
         self.env = env
         self.rng = rng
         self.greedy = greedy
-        self.features = policy.scenario_features(env.scenario)
+        self.features = policy.scenario_features(env.scenario, env.sender)
         self.path: list[str] = []
         self.turn = 0
 

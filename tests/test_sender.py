@@ -1,0 +1,87 @@
+"""The sender (DESIGN §2): from settings, the API body or the CLI, down to the email."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from codreamer.api.app import create_app
+from codreamer.api.schemas import LearnLoopRequest
+from codreamer.api.service import Catalog, build_config
+from codreamer.config import Settings
+from codreamer.models import Sender
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_settings_give_the_default_sender(clean_llm_env: None) -> None:
+    s = Settings(CODREAMER_SENDER_NAME="Dana Whitfield", CODREAMER_SENDER_COMPANY="Frostline")
+    assert s.sender == Sender(name="Dana Whitfield", company="Frostline")
+    assert Settings().sender.name  # never empty: no email needs a placeholder
+
+
+def test_the_request_sender_wins_over_settings(clean_llm_env: None, tmp_path: Path) -> None:
+    settings = Settings(
+        CODREAMER_RESULTS_DIR=tmp_path,
+        CODREAMER_DATA_DIR=REPO / "data",
+        CODREAMER_SENDER_NAME="Dana Whitfield",
+    )
+    catalog = Catalog(settings)
+    assert build_config(LearnLoopRequest(), settings, catalog).sender.name == "Dana Whitfield"
+    req = LearnLoopRequest.model_validate({"sender": {"name": "Lee Ortiz", "title": "AE"}})
+    assert build_config(req, settings, catalog).sender == Sender(name="Lee Ortiz", title="AE")
+
+
+@pytest.mark.parametrize(
+    ("sender", "where"),
+    [({"name": ""}, "body.sender.name"), ({"name": "A", "phone": "1"}, "body.sender.phone")],
+)
+def test_a_bad_sender_is_named(tmp_path: Path, sender: dict, where: str) -> None:
+    client = TestClient(create_app(Settings(CODREAMER_RESULTS_DIR=tmp_path)))
+    r = client.post("/learn-loop", json={"sender": sender})
+    assert r.status_code == 422, r.text
+    assert where in [p["where"] for p in r.json()["problems"]]
+    assert not list(tmp_path.iterdir())
+
+
+def test_the_cli_run_signs_with_the_sender(tmp_path: Path) -> None:
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "codreamer.cli",
+            "learn-loop",
+            "1",
+            "2",
+            "--group-size",
+            "4",
+            "--sender-name",
+            "Dana Whitfield",
+            "--sender-company",
+            "Frostline",
+            "--json",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={
+            "PATH": "/usr/bin:/bin",
+            "CODREAMER_DATA_DIR": str(REPO / "data"),
+            "HOME": str(tmp_path),
+        },
+    )
+    assert out.returncode == 0, out.stderr
+    summary = json.loads(out.stdout.strip().splitlines()[-1])
+    assert summary["final_email"]["body"].endswith("Dana Whitfield\nFrostline")
+    meta = json.loads((tmp_path / summary["results_path"] / "meta.json").read_text())
+    assert meta["config"]["sender"] == {
+        "name": "Dana Whitfield",
+        "company": "Frostline",
+        "title": None,
+    }
