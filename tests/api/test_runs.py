@@ -8,7 +8,6 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import SHARED_KG
 
 from codreamer.api.runs import RunManager
 from codreamer.api.schemas import LearnLoopRequest
@@ -22,7 +21,9 @@ from codreamer.loop.status import create_run, read_meta, update_meta
 from codreamer.models import Prospect, Scenario
 
 REPO = Path(__file__).resolve().parents[2]
-WEAVE = SHARED_KG / "weave-feedback-5.json"
+# Beside the checkout, or one level further up from a worktree (see tests/conftest.py).
+_KG = REPO.parent / "shared" / "kg"
+WEAVE = (_KG if _KG.is_dir() else REPO.parents[1] / "shared" / "kg") / "weave-feedback-5.json"
 
 
 def _settings(tmp_path: Path, **kw: object) -> Settings:
