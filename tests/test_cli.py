@@ -101,13 +101,15 @@ def test_judge_json_shape_and_order(tmp_path: Path) -> None:
     for r in rows:
         assert 0.0 <= r["total"] <= 1.0
         assert set(r["criteria"]) >= {
+            "argument",
             "grounding",
-            "argument_chain",
+            "relevance",
             "call_to_action",
             "personalisation",
             "english",
-            "no_placeholders",
+            "sendability",
         }
+        assert r["scenario"] == "northfield-dairy-ops"
         for c in r["criteria"].values():
             assert set(c) == {"score", "weight", "reason"}
     assert rows[1]["criteria"]["grounding"]["score"] == 0.0
@@ -127,6 +129,29 @@ def test_judge_scenario_by_id_and_by_file(tmp_path: Path) -> None:
     unknown = run("judge", str(emails), "--scenario", "nope")
     assert unknown.returncode == 1
     assert "nope" in unknown.stderr and "northfield-dairy-ops" in unknown.stderr
+
+
+def test_judge_several_scenarios_and_no_graph(tmp_path: Path) -> None:
+    emails = _emails_file(tmp_path)
+    out = run("judge", str(emails), "--scenario", "northfield-dairy-ops",
+              "--scenario", "medroute-pilot", "--json")  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    rows = [json.loads(ln) for ln in out.stdout.strip().splitlines()]
+    assert [(r["line"], r["scenario"]) for r in rows] == [
+        (no, sc) for no in (1, 3, 4) for sc in ("northfield-dairy-ops", "medroute-pilot")
+    ]
+    # "Hi Priya" names the first prospect, not the second: the reward depends on the reader.
+    assert (
+        rows[2]["criteria"]["personalisation"]["score"]
+        > rows[3]["criteria"]["personalisation"]["score"]
+    )
+    bare = run("judge", str(emails), "--no-graph", "--json")
+    assert bare.returncode == 0, bare.stderr
+    for r in map(json.loads, bare.stdout.strip().splitlines()):
+        assert r["criteria"]["argument"]["reason"] == "no graph: not scored"
+        assert r["criteria"]["argument"]["weight"] == r["criteria"]["grounding"]["weight"] == 0
+    both = run("judge", str(emails), "--no-graph", "--graph", "data/graph.json")
+    assert both.returncode == 1 and "--no-graph" in both.stderr
 
 
 def test_judge_bad_line_named(tmp_path: Path) -> None:

@@ -143,39 +143,73 @@ def judge_cmd(
         typer.Argument(help='JSONL file, one {"subject", "body", "citations"} per line.'),
     ],
     graph: GraphOpt = None,
-    scenario: ScenarioOpt = None,
+    scenario: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--scenario",
+            help="A scenario id or JSON file; give it several times to judge every email "
+            "for each prospect (default: the first of data/scenarios.json).",
+        ),
+    ] = None,
+    no_graph: Annotated[
+        bool,
+        typer.Option(
+            "--no-graph", help="Judge without a graph: argument and grounding are not scored."
+        ),
+    ] = False,
     json_out: Annotated[
-        bool, typer.Option("--json", help="One JSON object per input line, in order.")
+        bool,
+        typer.Option("--json", help="One JSON object per input line and scenario, in order."),
     ] = False,
 ) -> None:
     """Judge emails with the rubric judge (DESIGN §4)."""
     import json as _json
 
+    from codreamer.config import get_settings
+    from codreamer.errors import CoDreamerError
     from codreamer.judge.rubric import RubricJudge
+    from codreamer.loaders import load_graph, resolve_scenario
 
-    store, sc = _load_graph_and_scenario(graph, scenario)
+    if no_graph and graph is not None:
+        raise fail("--no-graph and --graph cannot be used together")
+    settings = get_settings()
+    try:
+        store = (
+            None
+            if no_graph
+            else load_graph(graph or settings.default_graph_path, settings.max_graph_nodes)
+        )
+        choices: list[str | None] = list(scenario) if scenario else [None]
+        scenarios = [resolve_scenario(choice, settings) for choice in choices]
+    except CoDreamerError as exc:
+        raise fail(str(exc)) from None
     items = _read_emails(emails)
     judge = RubricJudge(store)
-    results = [(no, email, judge.judge(email, sc)) for no, email in items]
+    results = [(no, email, sc, judge.judge(email, sc)) for no, email in items for sc in scenarios]
     if json_out:
-        for no, _, j in results:
-            typer.echo(_json.dumps({"line": no, **_judgement_json(j)}, ensure_ascii=False))
+        for no, _, sc, j in results:
+            row = {"line": no, "scenario": sc.id, **_judgement_json(j)}
+            typer.echo(_json.dumps(row, ensure_ascii=False))
         return
     from rich.console import Console
     from rich.table import Table
 
     from codreamer.judge.rubric import CRITERIA
 
-    table = Table(title=f"{emails} judged on scenario {sc.id!r}")
+    names = ", ".join(repr(sc.id) for sc in scenarios)
+    table = Table(title=f"{len(items)} emails judged on scenario {names}")
     table.add_column("line", justify="right")
+    if len(scenarios) > 1:
+        table.add_column("scenario")
     table.add_column("subject", max_width=30)
     table.add_column("total", justify="right", style="bold")
     table.add_column("criteria below full marks (score: reason)")
-    for no, email, j in results:
+    for no, email, sc, j in results:
         weak = [
             f"{n} {c.score:.2f}: {c.reason}" for n in CRITERIA if (c := j.criteria[n]).score < 1.0
         ]
-        table.add_row(str(no), email.subject, f"{j.total:.3f}", "\n".join(weak) or "none")
+        cells = [str(no)] + ([sc.id] if len(scenarios) > 1 else [])
+        table.add_row(*cells, email.subject, f"{j.total:.3f}", "\n".join(weak) or "none")
     Console().print(table)
 
 

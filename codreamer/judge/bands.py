@@ -1,95 +1,156 @@
-"""Weights, gates and bands of the rubric judge (DESIGN §4), all in one place.
+"""Weights, bands and costs of the rubric judge (DESIGN §4), all in one place.
 
-The rubric (`codreamer.judge.rubric`) and its graph-free text criteria
-(`codreamer.judge.text_criteria`) read their numbers from here and nowhere else;
-`codreamer.judge.rubric` re-exports them. How they combine into a total is in the
-rubric's module docstring.
+The rubric (`codreamer.judge.rubric`) and its parts (`graph_criteria`,
+`text_criteria`, `sendability`) read their numbers from here and nowhere else.
+
+    total = (weighted mean of the WEIGHTED criteria)
+            * english                      (0 for an empty or non-English email)
+            * sendability                  (product of (1 - cost) over what it found)
+
+Sendability never multiplies by zero: an email with a placeholder is still
+ranked by everything else, just far lower.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-# ============================ Weights and bands =============================
+# ============================ Weights ======================================
 
 
 @dataclass(frozen=True)
 class RubricWeights:
-    """Weights of the additive criteria (they should sum to 1; the total divides by
-    their sum anyway). Gates multiply; see the rubric's module docstring."""
+    """Weights of the weighted criteria (they sum to 1; the total divides by the sum of
+    those that apply anyway, e.g. without a graph or a prospect profile)."""
 
+    argument: float = 0.20
     grounding: float = 0.15
-    argument_chain: float = 0.25
-    call_to_action: float = 0.20
-    personalisation: float = 0.20
-    concision: float = 0.05
-    readability: float = 0.15
+    relevance: float = 0.18
+    call_to_action: float = 0.13
+    personalisation: float = 0.12
+    concision: float = 0.11
+    readability: float = 0.11
 
     def as_dict(self) -> dict[str, float]:
         return {f.name: float(getattr(self, f.name)) for f in fields(self)}
 
 
 WEIGHTED = (
+    "argument",
     "grounding",
-    "argument_chain",
+    "relevance",
     "call_to_action",
     "personalisation",
     "concision",
     "readability",
 )
-GATES = ("english", "no_placeholders", "no_spam")
+GATES = ("english", "sendability")  # multiply the total; reported with weight 0
 CRITERIA = WEIGHTED + GATES
-GRAPH_CRITERIA = ("grounding", "argument_chain")
+GRAPH_CRITERIA = ("argument", "grounding")
 
-# grounding: a cited node counts as shown when this share of its content words
-# (non-function words of 3+ letters) appears in the body; less gives pro-rata credit.
-GROUNDING_FULL_OVERLAP = 0.6
+# ============================ Grounding =====================================
+# A cited node's coverage: the weighted share of its concepts (stemmed content
+# words, synonyms merged, rarer concepts weigh more) that the body expresses.
+GROUND_SUPPORT = 0.2  # at least this: the citation supports something in the body
+GROUND_FULL = 0.45  # this much or more: full credit (a paraphrase reaches it)
+GROUND_UNKNOWN_WEIGHT = 0.5  # an unknown citation counts half a cited node, at 0
+# Copied text: share of body tokens inside a run of PASTE_N tokens copied from the
+# graph. Up to PASTE_FREE is quoting; past it grounding loses up to PASTE_COST.
+PASTE_FREE = 0.3
+PASTE_COST = 0.8
+CLAIM_COST = 0.25  # grounding lost per unsupported number, name or result
 
-# argument_chain: a chain that stops before a Product Feature earns at most this,
-# times the share of the way it got (hops made / (hops made + hops still to go)).
-CHAIN_INCOMPLETE_MAX = 0.5
+# ============================ Argument ======================================
+CHAIN_INCOMPLETE_MAX = 0.5  # no supported path to a Product Feature: at most this
 CHAIN_DEAD_END_HOPS = 3  # "hops still to go" from a node that cannot reach a feature
-CHAIN_EXTRA_CITATION_PENALTY = 0.1  # per citation past the feature or off the chain
-CHAIN_EXTRA_FLOOR = 0.5
-# Linking: share of hops whose step the body connects with a connective it added
-# (connectives already inside the cited content don't count). A bare list keeps
-# only the floor.
-CHAIN_LINK_FLOOR = 0.3
+CHAIN_FEATURE_ONLY = 0.35  # the product is shown but nothing links it to the job
+CHAIN_BRIDGE_COST = 0.12  # per uncited middle node the path had to skip
+CHAIN_BRIDGE_MAX_SKIP = 2  # most uncited nodes skipped in a row
+CHAIN_BRIDGE_FLOOR = 0.5
+ORDER_FLOOR = 0.25  # steps told in the wrong order keep this share of the chain score
+POSITION_SHARE = 1.0  # a step is told where a sentence first says this share of its best
+UNSUPPORTED_CITATION_COST = 0.05  # argument lost per citation the body does not support
+UNSUPPORTED_CITATION_MAX = 0.3
 
-# call_to_action scores.
-CTA_ASKED = 1.0  # a question that carries the goal
-CTA_STATED = 0.5  # the goal in a sentence, not asked
-CTA_OTHER_QUESTION = 0.3  # a question, but not about the goal
-CTA_LABEL = 0.2  # only a "Goal: ..." label
-CTA_GOAL_MATCH = 0.5  # share of the goal's content words that must appear together
+# ============================ Relevance =====================================
+# Profile concepts weigh by source; a relevance of 1 needs REL_FULL of weight.
+REL_NOTES = 1.0
+REL_TITLE = 0.7
+REL_ROLE = 0.45  # concepts a title implies (words.ROLE_CONCEPTS)
+REL_TECH = 0.7
+REL_INDUSTRY = 0.6
+REL_FULL = 2.0  # profile weight the body must touch for full body fit
+# The facts' fit: the share of the profile the graph can speak to (weighted by how
+# telling each concept is in the graph) that the chosen facts cover; covering this
+# share is full marks (no single chain covers everything).
+REL_COVER_FULL = 0.5
+REL_FACTS_SHARE = 0.7  # the chosen facts; the rest is the body speaking to the prospect
 
-# personalisation parts (renormalised over the parts the prospect has).
-PERS_FIRST_NAME = 0.45
-PERS_COMPANY = 0.30
-PERS_TITLE_OR_INDUSTRY = 0.15
+# ============================ Text criteria =================================
+CTA_ASKED = 1.0  # a question (or a polite "let me know if...") that asks for the goal
+CTA_IMPERATIVE = 0.8  # the goal requested without a question
+CTA_STATED = 0.5  # the goal mentioned, not asked for
+CTA_OTHER_QUESTION = 0.3
+CTA_LABEL = 0.1  # only a "Goal: ..." label
+CTA_GOAL_MATCH = 0.5  # share of the goal's concepts a sentence must carry
+
+PERS_NAME = 0.45  # first name, or title + surname
+PERS_COMPANY = 0.25
+PERS_CONTEXT = 0.20  # the body speaks to the title, industry, stack or notes
 PERS_SUBJECT = 0.10
 
-# concision bands: (zero below, ideal from, ideal to, zero above), linear between.
-BODY_WORDS_BAND = (15, 50, 200, 320)
+# (zero at or below, ideal from, ideal to, zero at or above), linear between.
+BODY_WORDS_BAND = (15, 50, 150, 300)
 SUBJECT_WORDS_BAND = (0, 2, 9, 18)
-CONCISION_BODY_SHARE = 0.7  # the subject band takes the rest
+CONCISION_BODY_SHARE = 0.8
 
-# readability.
-SENTENCE_WORDS_BAND = (2, 6, 30, 55)  # mean words per sentence
-READ_SENTENCES = 0.30
-READ_PROSE = 0.20  # share of lines that end like sentences (not list items)
-READ_PARAGRAPHS = 0.20  # 3+ paragraphs: full; 2: 0.6; 1: 0.2
+SENTENCE_WORDS_BAND = (3, 8, 24, 45)
+READ_SENTENCES = 0.35
+READ_PROSE = 0.20
+READ_PARAGRAPHS = 0.15
 READ_GREETING = 0.15
 READ_SIGNOFF = 0.15
 
-# english: score 0 at or below this function-word share (or the best foreign
-# language's share, whichever is higher), 1 at this much above it.
+# english: 0 at or below this function-word share (or the best foreign language's
+# share, whichever is higher), 1 at this much above it.
 ENGLISH_FLOOR = 0.05
 ENGLISH_SPAN = 0.13
 
-# no_spam: each hit costs this much; all-caps words of 4+ letters beyond this many
-# count as hits (a few acronyms such as HIPAA are normal).
-SPAM_HIT_COST = 0.25
-SPAM_CAPS_ALLOWED = 2
-
-# ============================================================================
+# ============================ Sendability costs =============================
+# Each found item multiplies the total by (1 - cost); costs of one kind are capped.
+COST_PLACEHOLDER = 0.5
+COST_GRAPH_META = 0.35  # node ids or talk about the graph in the prose
+COST_REPEAT_NAME = 0.12  # per use of the name/company past NAME_USES_FREE
+NAME_USES_FREE = 2  # greeting + one more; the company may appear twice too
+COST_REPEAT_PHRASE = 0.1  # per phrase of 4+ words used 3+ times
+COST_EXTRA_ASK = 0.12  # per ask past the first
+COST_REPEAT_MAX = 0.6
+COST_FRAGMENTS = 0.5  # times the share of fragment sentences past FRAGMENT_FREE
+FRAGMENT_FREE = 0.2
+FRAGMENT_WORDS = 3  # a sentence of at most this many words is a fragment
+COST_INSULT = 0.4
+COST_THREAT = 0.4
+COST_PRESSURE = 0.2  # per pressure phrase
+COST_HOSTILE_MAX = 0.7
+COST_CREDENTIALS = 0.6
+COST_AI_DISCLAIMER = 0.5
+COST_FOREIGN_PARAGRAPH = 0.45
+COST_THEIR_BUSINESS = 0.45  # the customer's own business pitched as our product
+COST_CONFUSED = 0.5  # writes as the prospect, or to the sender
+COST_WORD_SALAD = 0.6  # times the share of salad sentences
+SALAD_FUNCTION_SHARE = 0.12  # a sentence of 8+ words with fewer function words is salad
+COST_PADDING = 0.35  # long and mostly empty of facts, the prospect and the ask
+PADDING_WORDS = 150
+PADDING_EMPTY_SHARE = 0.45
+COST_PADDING_PHRASE = 0.04
+COST_WRONG_PRODUCT = 0.45  # pitches something, but not the graph's product
+PRODUCT_SHOWN = 0.35  # a feature node's coverage that counts as showing the product
+COST_NO_ASK = 0.2  # asks the reader for nothing
+COST_IMPERSONAL = 0.15  # never names the reader
+COST_PASTE = 0.3  # times how far the copied share passes PASTE_SENDABLE (to 100%)
+PASTE_SENDABLE = 0.6
+COST_TOO_LONG = 0.3  # reaches its full cost at TOO_LONG_WORDS + 150
+TOO_LONG_WORDS = 200
+COST_SHOUTING = 0.2  # ALL-CAPS words, "!!", spam phrases
+COST_CLAIM = 0.15  # per unsupported number, named customer or result
+COST_CLAIM_MAX = 0.5

@@ -32,22 +32,34 @@ if TYPE_CHECKING:
     from codreamer.graph.store import GraphStore
 
 CRITERIA_HELP = {
-    "grounding": "every citation is a real node and its facts show in the body",
-    "argument_chain": "the citations walk, edge by edge, from 'Customer Job' to a "
-    "'Product Feature' node, and the body links the steps",
-    "call_to_action": "the goal is asked as a question",
-    "personalisation": "the prospect's first name and company (title, industry) are used",
-    "concision": "a body of about 50-200 words and a subject of about 2-9 words",
-    "readability": "short sentences, prose paragraphs, a greeting and a sign-off",
-    "english": "written in English (a gate: 0 sinks the email)",
-    "no_placeholders": "no placeholders such as [Your Name], {{x}}, TODO (a gate)",
-    "no_spam": "no spam phrasing, ALL-CAPS words or '!!' (a gate)",
+    "argument": "the cited nodes, as a set (their order does not matter; 'Customer Job' is "
+    "implicit), connect the customer's job to a 'Product Feature' node through the graph, "
+    "the body tells those steps in that order, and every citation supports something the "
+    "body says",
+    "grounding": "each cited fact is expressed in the body; a faithful paraphrase counts as "
+    "much as a quote; long pasted node text is worse; numbers, named customers or results "
+    "that no cited node supports count against it",
+    "relevance": "the chosen facts fit what is known of the prospect (title, industry, tech "
+    "stack, notes); the same email can suit one prospect and not another",
+    "call_to_action": "exactly one clear ask, for the goal (a question is best)",
+    "personalisation": "the reader's name, company and situation, without stuffing",
+    "concision": "a busy reader finishes it: about 50-150 words is best; 200+ is too long",
+    "readability": "clear sentences, prose paragraphs, a greeting and a sign-off",
+    "english": "1 if written in English, 0 if not (a gate: 0 sinks the email)",
+    "sendability": "1 if a person could send it as is; lower for each problem: placeholders "
+    "([Your Name], {{x}}; a subject tag like [Discovery Call] is fine), node ids or talk about "
+    "the graph, the name or a phrase repeated, several asks, fragments, insults, threats or "
+    "pressure, credential requests or odd links, 'as an AI language model', a paragraph in "
+    "another language, the customer's own business pitched as the product, sender and "
+    "recipient confused, word salad, padding, the wrong product, invented claims "
+    "(a multiplier: about 0.5 for one serious problem, never 0 for these)",
 }
 
 SYSTEM = (
-    "You are a strict judge of B2B sales emails. Score the email on each criterion "
-    "from 0 (fails) to 1 (excellent) and give a one-sentence reason. Use the evidence "
-    "given: a citation marked NOT IN GRAPH is invented. Criteria:\n"
+    "You are a strict judge of B2B sales emails, scoring them the way an experienced "
+    "sales reader would. Score the email on each criterion from 0 (fails) to 1 "
+    "(excellent) and give a one-sentence reason. Use the evidence given: a citation "
+    "marked NOT IN GRAPH is invented. Criteria:\n"
     + "\n".join(f"- {k}: {v}" for k, v in CRITERIA_HELP.items())
 )
 
@@ -87,21 +99,18 @@ def evidence_block(store: GraphStore | None, email: FinalEmail) -> str:
     if store is None:
         return "No knowledge graph is available: judge grounding from the email alone."
     lines = []
-    prev: str | None = None
-    for c in email.citations:
+    cited = list(dict.fromkeys(email.citations))
+    known = [c for c in cited if c in store]
+    for c in cited:
         if c in store:
-            link = ""
-            if prev is not None:
-                link = (
-                    " (linked from the previous citation)"
-                    if store.edge(prev, c)
-                    else (" (NO edge from the previous citation)")
-                )
-            lines.append(f"- {c}{link}: {store.content(c)}")
+            links = [n for n in known if n != c and store.edge(c, n)]
+            to = f" (edges to: {', '.join(links)})" if links else ""
+            lines.append(f"- {c}{to}: {store.content(c)}")
         else:
             lines.append(f"- {c}: NOT IN GRAPH")
-        prev = c
-    return "Cited nodes, in order:\n" + ("\n".join(lines) if lines else "(no citations)")
+    return "Cited nodes (a set; order irrelevant):\n" + (
+        "\n".join(lines) if lines else "(no citations)"
+    )
 
 
 class LLMJudge:

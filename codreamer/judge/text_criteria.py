@@ -2,11 +2,11 @@
 and the scenario, each a score in [0, 1] with a one-line reason.
 
     call_to_action, personalisation, concision, readability   (weighted)
-    english, no_placeholders, no_spam                         (gates)
+    english                                                   (gate)
 
-Also the tokeniser and phrase counting the graph criteria in
-`codreamer.judge.rubric` share. Their weights and bands are in
-`codreamer.judge.bands`; how they make a total is in the rubric's docstring.
+Also what they share with the other parts: the email's parsed view (`EmailText`)
+and the scenario's (`ScenarioInfo`, with the prospect profile relevance uses).
+Numbers are in `codreamer.judge.bands`.
 """
 
 from __future__ import annotations
@@ -20,71 +20,71 @@ from codreamer.judge.bands import (
     CONCISION_BODY_SHARE,
     CTA_ASKED,
     CTA_GOAL_MATCH,
+    CTA_IMPERATIVE,
     CTA_LABEL,
     CTA_OTHER_QUESTION,
     CTA_STATED,
     ENGLISH_FLOOR,
     ENGLISH_SPAN,
     PERS_COMPANY,
-    PERS_FIRST_NAME,
+    PERS_CONTEXT,
+    PERS_NAME,
     PERS_SUBJECT,
-    PERS_TITLE_OR_INDUSTRY,
     READ_GREETING,
     READ_PARAGRAPHS,
     READ_PROSE,
     READ_SENTENCES,
     READ_SIGNOFF,
+    REL_INDUSTRY,
+    REL_NOTES,
+    REL_ROLE,
+    REL_TECH,
+    REL_TITLE,
     SENTENCE_WORDS_BAND,
-    SPAM_CAPS_ALLOWED,
-    SPAM_HIT_COST,
     SUBJECT_WORDS_BAND,
 )
+from codreamer.judge.language import TOKEN, Sentence, concept, concepts, sentences
 from codreamer.judge.words import (
-    CONNECTIVE_PHRASES,
-    CONNECTIVE_WORDS,
+    ASK_IMPERATIVES,
+    ASK_WORDS,
+    COMPANY_SUFFIXES,
     EN_FUNCTION_WORDS,
     FOREIGN_FUNCTION_WORDS,
-    SPAM_PHRASES,
+    ROLE_CONCEPTS,
 )
 from codreamer.models import Scenario
 
-# Letters (Latin with accents, Greek, Cyrillic) and digits; an explicit class is
-# about twice as fast as `\w` and the judge runs thousands of times a second.
-TOKEN = re.compile(r"[a-z0-9\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]+")
-_SENT_SPLIT = re.compile(r"(?<=[.!?])\s+")
-_SENT_BREAK = re.compile(r"[.!?][ \t]")  # within a line; each line ends one more
-_PARA_SPLIT = re.compile(r"\n\s*\n")
 _GREETING = re.compile(
-    r"^(?:hi|hello|hey|dear|good (?:morning|afternoon|evening)|greetings)\b[^.!?]{0,40}[,!:.]?$",
+    r"^(?:hi|hello|hey|dear|good (?:morning|afternoon|evening)|greetings)\b[^.!?]{0,40}[,!:.—-]?$",
     re.IGNORECASE,
 )
+_HONORIFIC_DOT = re.compile(r"\b(Dr|Mr|Ms|Mrs|Prof)\.", re.IGNORECASE)  # "Dear Dr. Hoffmann,"
 _SIGNOFF = re.compile(
     r"^(?:best|kind regards|warm regards|best regards|regards|thanks|thank you|many thanks|"
-    r"cheers|sincerely|all the best|yours)\b[^.?]{0,25}[,.!]?$",
+    r"cheers|sincerely|all the best|yours|talk soon|speak soon|warmly)\b[^.?]{0,25}[,.!—-]?$",
     re.IGNORECASE,
 )
+_NAME_LINE = re.compile(r"^[A-Z][\w.'-]*(?:[ ,]+[A-Z&][\w.&'-]*){0,4}$")
 _LIST_LINE = re.compile(r"^\s*(?:[-*•·]|\d+[.)])\s+")
+_IMPERATIVE = re.compile("|".join(re.escape(p) for p in ASK_IMPERATIVES))
 _GOAL_LABEL = re.compile(r"^\s*goal\s*:", re.IGNORECASE | re.MULTILINE)
-_PLACEHOLDER = re.compile(
-    r"\[(?:your|insert|name|first|last|company|prospect|recipient|title|date|link|sender|"
-    r"product|x+)\b[^\]]{0,40}\]"
-    r"|\[[A-Z][A-Za-z]*(?: [A-Z][A-Za-z]*){0,3}\]"
-    r"|\{\{.*?\}\}|\{[a-z_][a-z0-9_]*\}|\{%.*?%\}"
-    r"|<[A-Z][A-Z_ ]{1,30}>"
-    r"|\b(?:TODO|TBD|FIXME|XXX)\b"
-    r"|lorem ipsum",
-)
-_PLACEHOLDER_CI = re.compile(r"\[(?:your|insert) [^\]]{1,40}\]|lorem ipsum", re.IGNORECASE)
-_CAPS_WORD = re.compile(r"[A-Z][A-Z][A-Z][A-Z]+")  # 3x faster than \b[A-Z]{4,}\b
-_BANGS = re.compile(r"!{2,}")
+_ASK_OPENERS = ("would", "could", "can", "shall", "are you", "is there", "how about",
+                "worth", "open to", "any chance", "do you have", "might", "may i",
+                "does", "is", "free", "up for", "fancy")  # fmt: skip
 _GOAL_VERBS = frozenset(
     ("secure", "book", "schedule", "arrange", "set", "get", "land", "start", "run", "organise",
      "organize", "hold", "plan", "propose", "request", "win", "obtain", "confirm", "have")
 )  # fmt: skip
+# The kind of meeting a goal asks for (after synonyms); a question asking for that
+# kind asks for the goal even in other words ("Worth a quick chat?").
+_MEETING_KINDS = frozenset(concept(w) for w in ("call", "demo", "pilot", "minute", "discovery"))
 
 
-def _band(x: float, band: tuple[float, float, float, float]) -> float:
-    lo0, lo1, hi1, hi0 = band
+_ANY_FOREIGN = frozenset().union(*FOREIGN_FUNCTION_WORDS.values())
+
+
+def band(x: float, b: tuple[float, float, float, float]) -> float:
+    lo0, lo1, hi1, hi0 = b
     if lo1 <= x <= hi1:
         return 1.0
     if x < lo1:
@@ -96,235 +96,282 @@ def clamp(x: float) -> float:
     return 0.0 if x < 0.0 else 1.0 if x > 1.0 else x
 
 
-# Phrases (connectives, spam) are matched on tokens, not with one big alternation
-# regex (the judge's slowest part when it was one): phrases whose first word occurs
-# are counted in the space-joined token string, so " in turn " matches whole words.
-Phrase = str  # the phrase's tokens joined by single spaces
-
-
-def _phrase_index(phrases: tuple[str, ...]) -> dict[str, list[Phrase]]:
-    index: dict[str, list[Phrase]] = {}
-    for p in phrases:
-        toks = TOKEN.findall(p.lower())
-        if toks:
-            index.setdefault(toks[0], []).append(" ".join(toks))
-    return index
-
-
-def _phrase_counts(
-    tokens: list[str], counts: Counter[str], index: dict[str, list[Phrase]]
-) -> Counter[Phrase]:
-    out: Counter[Phrase] = Counter()
-    firsts = index.keys() & counts.keys()
-    if not firsts:
-        return out
-    joined = " " + " ".join(tokens) + " "
-    for first in firsts:
-        for ph in index[first]:
-            n = counts[first] if ph == first else joined.count(f" {ph} ")
-            if n:
-                out[ph] = n
-    return out
-
-
-_CONNECTIVES = _phrase_index(tuple(CONNECTIVE_WORDS) + CONNECTIVE_PHRASES)
-_SPAM = _phrase_index(tuple(p for p in SPAM_PHRASES if TOKEN.search(p)))
-_SPAM_SYMBOLS = tuple(p for p in SPAM_PHRASES if not TOKEN.search(p))  # e.g. "$$"
-_PLACEHOLDER_HINTS = ("[", "{", "<", "TODO", "TBD", "FIXME", "XXX", "lorem", "Lorem", "LOREM")
-
-
-def content_tokens(text: str) -> frozenset[str]:
-    return frozenset(
-        t for t in TOKEN.findall(text.lower()) if len(t) >= 3 and t not in EN_FUNCTION_WORDS
-    )
-
-
-def connectives(tokens: list[str], counts: Counter[str] | None = None) -> Counter[Phrase]:
-    return _phrase_counts(tokens, Counter(tokens) if counts is None else counts, _CONNECTIVES)
+# -- the parsed views -----------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
 class ScenarioInfo:
-    first: re.Pattern[str] | None
-    company: str
-    extras: tuple[str, ...]  # title, industry (lower-cased)
-    goal_tokens: frozenset[str]
+    first: str  # lower case
+    last: str
+    company: str  # lower case, whole
+    company_word: str  # its most telling word ("northfield")
+    goal: frozenset[str]  # the goal's concepts, without its verb
+    goal_kind: frozenset[str]  # the meeting it asks for (call, demo, pilot...)
+    profile: dict[str, float]  # concept -> weight (notes, title, role, stack, industry)
+    has_profile: bool
+    writes_as: re.Pattern[str] | None  # "I'm <first name>", "we at <company>"
 
 
 def scenario_info(scenario: Scenario) -> ScenarioInfo:
-    """What the text criteria need to know of a scenario (the rubric caches it)."""
+    """What the criteria need to know of a scenario (the rubric caches it)."""
     p = scenario.prospect
-    first = p.first_name.strip()
-    goal_toks = [t for t in TOKEN.findall(scenario.goal.lower())]
+    names = [t for t in TOKEN.findall(p.name.lower()) if t not in ("dr", "mr", "mrs", "ms")]
+    company = (p.company or "").strip().lower()
+    cwords = [t for t in TOKEN.findall(company) if t not in COMPANY_SUFFIXES]
+    goal_toks = TOKEN.findall(scenario.goal.lower())
     if goal_toks and goal_toks[0] in _GOAL_VERBS:
         goal_toks = goal_toks[1:]
+    goal = frozenset(c for t in goal_toks if (c := concept(t)) is not None and t != "up")
+    profile: dict[str, float] = {}
+
+    def add(text: str | None, weight: float) -> None:
+        for c in concepts(text or ""):
+            if profile.get(c, 0.0) < weight:
+                profile[c] = weight
+
+    add(p.notes, REL_NOTES)
+    add(" ".join(p.tech_stack), REL_TECH)
+    add(p.title, REL_TITLE)
+    for w in TOKEN.findall((p.title or "").lower()):
+        add(ROLE_CONCEPTS.get(w), REL_ROLE)
+    add(p.industry, REL_INDUSTRY)
+    # The prospect's own names say nothing about what they care about.
+    for t in names + cwords:
+        c = concept(t)
+        if c is not None:
+            profile.pop(c, None)
+    first = names[0] if names else ""
+    company_word = cwords[0] if cwords else ""
+    alts = []
+    if first:
+        alts.append(rf"(?:i'm|i am|my name is|this is)\s+{re.escape(first)}\b")
+    if company_word:
+        alts.append(
+            rf"(?:we at|here at|our company,?|our team at|i work at)\s+(?:the\s+)?"
+            rf"{re.escape(company_word)}\b"
+        )
     return ScenarioInfo(
-        first=re.compile(rf"\b{re.escape(first)}\b", re.IGNORECASE) if first else None,
-        company=(p.company or "").strip().lower(),
-        extras=tuple(x.strip().lower() for x in (p.title, p.industry) if x and x.strip()),
-        goal_tokens=frozenset(t for t in goal_toks if t not in EN_FUNCTION_WORDS and t != "up"),
+        first=first,
+        last=names[-1] if len(names) > 1 else "",
+        company=company,
+        company_word=cwords[0] if cwords else "",
+        goal=goal,
+        goal_kind=goal & _MEETING_KINDS,
+        profile=profile,
+        has_profile=bool(profile),
+        writes_as=re.compile(r"\b(?:" + "|".join(alts) + ")") if alts else None,
     )
 
 
-# -- graph-free criteria (pure functions of the text) -----------------------------
+@dataclass(slots=True)
+class EmailText:
+    subject: str
+    body: str
+    lower: str
+    tokens: list[str]
+    counts: Counter[str]
+    concepts: set[str]
+    token_set: set[str]  # the subject's and the body's
+    joined: str  # " subject tokens | body tokens ", for whole-word phrase tests
+    sentences: list[Sentence]  # every sentence, greeting and sign-off included
+    lines: list[str]
+    greeting: bool
+    signoff_at: int | None  # index in `lines` where the sign-off block starts
+    prose: list[Sentence]  # sentences between the greeting and the sign-off
+    english_share: float  # share of English function words
+    foreign: tuple[str, float]  # the likeliest other language and its share
 
 
-def call_to_action(body: str, info: ScenarioInfo) -> tuple[float, str]:
-    if not body.strip():
+def parse_email(subject: str, body: str) -> EmailText:
+    lower = body.lower()
+    sents = sentences(body)
+    tokens = [t for s in sents for t in s.tokens]
+    subject_tokens = TOKEN.findall(subject.lower())
+    counts = Counter(tokens)
+    token_set = set(counts)
+    token_set.update(subject_tokens)
+    joined = f" {' '.join(subject_tokens)} | {' '.join(tokens)} "
+    lines = [ln.strip() for ln in body.strip().splitlines() if ln.strip()]
+    greeting = (
+        bool(lines)
+        and len(lines[0].split()) <= 6
+        and bool(_GREETING.match(_HONORIFIC_DOT.sub(r"\1", lines[0])))
+    )
+    signoff_at: int | None = None
+    for i in range(len(lines) - 1, max(len(lines) - 5, 0), -1):
+        if _SIGNOFF.match(lines[i]) and len(lines[i].split()) <= 5:
+            signoff_at = i
+            break
+    bare_name = len(lines) >= 3 and _NAME_LINE.match(lines[-1]) and len(lines[-1].split()) <= 4
+    if signoff_at is None and bare_name and lines[-1][-1] not in ".!?":
+        signoff_at = len(lines) - 1  # signed with a bare name
+    # Prose: the sentences of the lines between greeting and sign-off.
+    first = 1 if greeting else 0
+    end = signoff_at if signoff_at is not None else len(lines)
+    prose = [s for s in sents if first <= s.line < end]
+    all_concepts: set[str] = set()
+    for s in sents:
+        all_concepts |= s.concepts
+    en, lang, share = language_shares(counts, len(tokens)) if tokens else (0.0, "", 0.0)
+    return EmailText(
+        subject, body, lower, tokens, counts, all_concepts, token_set, joined, sents, lines,
+        greeting, signoff_at, prose, en, (lang, share),
+    )  # fmt: skip
+
+
+# -- asks ---------------------------------------------------------------------------
+
+
+def _carries_goal(s: Sentence, info: ScenarioInfo) -> bool:
+    if not info.goal:
+        return False
+    if info.goal_kind & s.concepts:
+        return True
+    return len(info.goal & s.concepts) >= max(1, round(CTA_GOAL_MATCH * len(info.goal)))
+
+
+def asks(email: EmailText, info: ScenarioInfo) -> list[tuple[Sentence, bool, bool]]:
+    """The sentences that ask the reader for something: (sentence, is a question,
+    asks for the goal)."""
+    out: list[tuple[Sentence, bool, bool]] = []
+    imperatives = _IMPERATIVE.search(email.lower) is not None
+    for s in email.prose:
+        if not imperatives and "?" not in s.text and not (info.goal_kind & s.concepts):
+            continue
+        text = s.text.lower()
+        question = text.rstrip().endswith("?")
+        goal = _carries_goal(s, info)
+        if question:
+            asking = goal or bool(ASK_WORDS.intersection(s.tokens)) or text.startswith(_ASK_OPENERS)
+            if asking and (goal or not text.startswith(("does", "is "))):
+                out.append((s, True, goal))
+        elif (imperatives and _IMPERATIVE.search(text)) or (goal and text.startswith("please")):
+            out.append((s, False, goal))
+    return out
+
+
+# -- weighted criteria ------------------------------------------------------------
+
+
+Ask = tuple[Sentence, bool, bool]
+
+
+def call_to_action(email: EmailText, info: ScenarioInfo, found: list[Ask]) -> tuple[float, str]:
+    """`found`: the email's asks (`asks(email, info)`)."""
+    if not email.body.strip():
         return 0.0, "empty body"
-    goal = info.goal_tokens
-    need = max(1, round(CTA_GOAL_MATCH * len(goal))) if goal else 0
-
-    def carries_goal(s: str) -> bool:
-        return bool(goal) and len(goal.intersection(TOKEN.findall(s.lower()))) >= need
-
-    questions = (
-        [
-            s
-            for line in body.splitlines()
-            if "?" in line
-            for s in _SENT_SPLIT.split(line)
-            if s.rstrip().endswith("?")
-        ]
-        if "?" in body
-        else []
-    )
-    if any(carries_goal(q) for q in questions):
-        return CTA_ASKED, "asks for the goal in a question"
-    labelled = bool(_GOAL_LABEL.search(body))
-    sentences = [s for s in _SENT_SPLIT.split(body.replace("\n", " ")) if s.strip()]
-    stated = [s for s in sentences if carries_goal(s) and not s.lstrip().lower().startswith("goal")]
+    if any(q and g for _, q, g in found):
+        return CTA_ASKED, "asks for the goal"
+    if any(g for _, _, g in found):
+        return CTA_IMPERATIVE, "requests the goal without asking a question"
+    stated = [
+        s for s in email.prose if _carries_goal(s, info) and not s.text.lower().startswith("goal")
+    ]
     if stated:
-        return CTA_STATED, "states the goal but does not ask"
-    if labelled:
+        return CTA_STATED, "mentions the goal but does not ask for it"
+    if _GOAL_LABEL.search(email.body):
         return CTA_LABEL, "only a 'Goal:' label, no call to action"
-    if questions:
-        return CTA_OTHER_QUESTION, "asks a question, but not for the goal"
+    if found:
+        return CTA_OTHER_QUESTION, "asks something, but not for the goal"
     return 0.0, "no call to action"
 
 
-def personalisation(
-    subject: str, body: str, body_lower: str, info: ScenarioInfo
-) -> tuple[float, str]:
-    parts: list[tuple[float, bool, str]] = []
-    has_first = bool(info.first and info.first.search(body))
-    parts.append((PERS_FIRST_NAME, has_first, "first name"))
-    if info.company:
-        parts.append((PERS_COMPANY, info.company in body_lower, "company"))
-    if info.extras:
-        parts.append(
-            (PERS_TITLE_OR_INDUSTRY, any(x in body_lower for x in info.extras), "title/industry")
-        )
-    subj = subject.lower()
-    subj_hit = bool(info.first and info.first.search(subject)) or bool(
-        info.company and info.company in subj
+def profile_in(found: set[str] | frozenset[str], info: ScenarioInfo) -> float:
+    return sum(w for c, w in info.profile.items() if c in found)
+
+
+def personalisation(email: EmailText, info: ScenarioInfo) -> tuple[float, str]:
+    toks = email.counts
+    named = bool(info.first and info.first in toks) or bool(info.last and info.last in toks)
+    parts: list[tuple[float, float, str]] = [(PERS_NAME, float(named), "name")]  # weight, credit
+    if info.company_word:
+        parts.append((PERS_COMPANY, float(info.company_word in toks), "company"))
+    if info.has_profile:
+        hits = sum(1 for c in info.profile if c in email.concepts)
+        parts.append((PERS_CONTEXT, 1.0 if hits >= 2 else 0.5 if hits else 0.0, "their situation"))
+    subj_toks = set(TOKEN.findall(email.subject.lower()))
+    subj_hit = bool(
+        (info.first and info.first in subj_toks)
+        or (info.last and info.last in subj_toks)
+        or (info.company_word and info.company_word in subj_toks)
+        or any(concept(t) in info.profile for t in subj_toks)
     )
-    parts.append((PERS_SUBJECT, subj_hit, "subject"))
-    total_w = sum(w for w, _, _ in parts)
-    score = sum(w for w, ok, _ in parts if ok) / total_w
-    have = [n for _, ok, n in parts if ok]
-    miss = [n for _, ok, n in parts if not ok]
-    if not miss:
-        return score, "names " + ", ".join(have)
-    return score, ("names " + ", ".join(have) + "; " if have else "") + "missing " + ", ".join(miss)
+    parts.append((PERS_SUBJECT, float(subj_hit), "subject"))
+    score = sum(w * c for w, c, _ in parts) / sum(w for w, _, _ in parts)
+    have = [n for _, c, n in parts if c > 0]
+    miss = [n for _, c, n in parts if c == 0]
+    reason = ("speaks to " + ", ".join(have)) if have else "nothing personal"
+    return score, reason + ("; missing " + ", ".join(miss) if miss and have else "")
 
 
-def concision(subject: str, body_words: int) -> tuple[float, str]:
-    subject_words = len(subject.split())
-    b = _band(body_words, BODY_WORDS_BAND)
-    s = _band(subject_words, SUBJECT_WORDS_BAND) if subject_words else 0.0
+def concision(email: EmailText) -> tuple[float, str]:
+    words = len(email.tokens)
+    subject_words = len(email.subject.split())
+    b = band(words, BODY_WORDS_BAND)
+    s = band(subject_words, SUBJECT_WORDS_BAND) if subject_words else 0.0
     score = CONCISION_BODY_SHARE * b + (1.0 - CONCISION_BODY_SHARE) * s
     lo, hi = BODY_WORDS_BAND[1], BODY_WORDS_BAND[2]
-    slo, shi = SUBJECT_WORDS_BAND[1], SUBJECT_WORDS_BAND[2]
-    return score, (
-        f"body {body_words} words (ideal {lo}-{hi}), subject {subject_words} words "
-        f"(ideal {slo}-{shi})"
-    )
+    return score, f"body {words} words (best {lo}-{hi}), subject {subject_words} words"
 
 
-def readability(body: str) -> tuple[float, str]:
-    lines = [ln.strip() for ln in body.strip().splitlines() if ln.strip()]
-    if not lines:
+def readability(email: EmailText) -> tuple[float, str]:
+    if not email.lines:
         return 0.0, "empty body"
-    greeting = bool(_GREETING.match(lines[0])) and len(lines[0].split()) <= 6
-    signoff_at = next(
-        (
-            i
-            for i in range(len(lines) - 1, max(len(lines) - 4, 0) - 1, -1)
-            if _SIGNOFF.match(lines[i]) and len(lines[i].split()) <= 5
-        ),
-        None,
-    )
-    signoff = signoff_at is not None and signoff_at > 0
-    text_lines = lines[1 if greeting else 0 : signoff_at if signoff else len(lines)]
-    # Sentences: each end mark followed by a space, plus each line's last sentence.
-    joined = "\n".join(text_lines)
-    n_words = len(joined.split())
-    n_sentences = len(_SENT_BREAK.findall(joined)) + len(text_lines)
-    mean_words = n_words / n_sentences if n_sentences else 0.0
-    s_sent = _band(mean_words, SENTENCE_WORDS_BAND)
+    prose = email.prose
+    n_words = sum(len(s.text.split()) for s in prose)
+    mean_words = n_words / len(prose) if prose else 0.0
+    s_sent = band(mean_words, SENTENCE_WORDS_BAND)
+    end = email.signoff_at if email.signoff_at is not None else len(email.lines)
+    text_lines = email.lines[1 if email.greeting else 0 : end]
     prose_lines = [ln for ln in text_lines if ln[-1] in ".!?" and not _LIST_LINE.match(ln)]
     s_prose = len(prose_lines) / len(text_lines) if text_lines else 0.0
-    paras = [p for p in _PARA_SPLIT.split(body.strip()) if p.strip()]
-    n_par = len(paras)
+    n_par = len([p for p in re.split(r"\n\s*\n", email.body.strip()) if p.strip()])
     s_par = 1.0 if n_par >= 3 else 0.6 if n_par == 2 else 0.2
+    signoff = email.signoff_at is not None and email.signoff_at > 0
     score = (
         READ_SENTENCES * s_sent
         + READ_PROSE * s_prose
         + READ_PARAGRAPHS * s_par
-        + READ_GREETING * greeting
+        + READ_GREETING * email.greeting
         + READ_SIGNOFF * signoff
     )
     notes = [f"{mean_words:.0f} words/sentence", f"{n_par} paragraphs"]
     if s_prose < 1.0:
         notes.append(f"{len(text_lines) - len(prose_lines)} list-like lines")
-    notes.append("greeting" if greeting else "no greeting")
+    notes.append("greeting" if email.greeting else "no greeting")
     notes.append("sign-off" if signoff else "no sign-off")
     return score, ", ".join(notes)
 
 
-def english(counts: Counter[str], n: int) -> tuple[float, str]:
-    if not n:
-        return 0.0, "empty body"
+def language_shares(counts: Counter[str], n: int) -> tuple[float, str, float]:
+    """(English function-word share, the likeliest other language, its share)."""
     keys = counts.keys()
     en = sum(counts[t] for t in keys & EN_FUNCTION_WORDS) / n
     foreign_name, foreign = "", 0.0
-    for lang, words in FOREIGN_FUNCTION_WORDS.items():
-        share = sum(counts[t] for t in keys & words) / n
-        if share > foreign:
-            foreign_name, foreign = lang, share
-    score = clamp((en - max(foreign, ENGLISH_FLOOR)) / ENGLISH_SPAN)
+    if keys & _ANY_FOREIGN:
+        for lang, words in FOREIGN_FUNCTION_WORDS.items():
+            share = sum(counts[t] for t in keys & words) / n
+            if share > foreign:
+                foreign_name, foreign = lang, share
+    return en, foreign_name, foreign
+
+
+def english(email: EmailText) -> tuple[float, str]:
+    """1 for English, 0 for another language. Only evidence of another language
+    lowers it: English fragments or word salad with few function words are
+    sendability's business, not this gate's."""
+    n = len(email.tokens)
+    if not n:
+        return (
+            0.0,
+            "empty body"
+            if not email.body.strip()
+            else "no words in a Latin, Greek or Cyrillic script",
+        )
+    en = email.english_share
+    foreign_name, foreign = email.foreign
     reason = f"{en:.0%} English function words"
-    if foreign > ENGLISH_FLOOR:
-        reason += f", {foreign:.0%} {foreign_name}"
-    return score, reason
-
-
-def no_placeholders(subject: str, body: str) -> tuple[float, str]:
-    text = f"{subject}\n{body}"
-    if not any(h in text for h in _PLACEHOLDER_HINTS):
-        return 1.0, "no placeholders"
-    m = _PLACEHOLDER.search(text) or _PLACEHOLDER_CI.search(text)
-    if m:
-        return 0.0, f"placeholder {m.group(0)[:40]!r}"
-    return 1.0, "no placeholders"
-
-
-def no_spam(
-    subject: str, body: str, body_tokens: list[str], body_counts: Counter[str]
-) -> tuple[float, str]:
-    text = f"{subject}\n{body}"
-    subject_tokens = TOKEN.findall(subject.lower())
-    found = _phrase_counts(body_tokens, body_counts, _SPAM)
-    if subject_tokens:
-        found.update(_phrase_counts(subject_tokens, Counter(subject_tokens), _SPAM))
-    hits = [ph for ph, n in found.items() for _ in range(n)]
-    hits.extend(sym for sym in _SPAM_SYMBOLS if sym in text)
-    caps = _CAPS_WORD.findall(text)
-    if len(caps) > SPAM_CAPS_ALLOWED:
-        hits.extend(caps[SPAM_CAPS_ALLOWED:])
-    hits.extend(_BANGS.findall(text))
-    if not hits:
-        return 1.0, "no spam phrasing"
-    shown = ", ".join(repr(h) for h in hits[:3]) + (" …" if len(hits) > 3 else "")
-    return clamp(1.0 - SPAM_HIT_COST * len(hits)), f"{len(hits)} spam signal(s): {shown}"
+    if foreign <= ENGLISH_FLOOR:
+        return 1.0, reason
+    reason += f", {foreign:.0%} {foreign_name}"
+    return clamp((en - foreign) / ENGLISH_SPAN), reason

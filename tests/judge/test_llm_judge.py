@@ -42,11 +42,11 @@ def judge(srv, store, **kw) -> LLMJudge:
 
 def test_rubric_shaped_result_with_the_rubric_s_arithmetic(store, scenario):
     with OpenAIServer() as srv:
-        srv.push(answer({"grounding": 0.2, "argument_chain": 0.5, "no_spam": 0.5}))
+        srv.push(answer({"grounding": 0.2, "argument": 0.5, "sendability": 0.5}))
         (j,) = judge(srv, store).score_group([EMAIL], scenario)
     w = RubricWeights().as_dict()
     expected = (
-        (sum(w.values()) - w["grounding"] * 0.8 - w["argument_chain"] * 0.5) / sum(w.values()) * 0.5
+        (sum(w.values()) - w["grounding"] * 0.8 - w["argument"] * 0.5) / sum(w.values()) * 0.5
     )
     assert j.total == pytest.approx(expected, abs=1e-6)
     assert set(j.criteria) == set(WEIGHTED + GATES)
@@ -65,6 +65,10 @@ def test_sends_a_strict_json_schema_and_the_evidence(store, scenario):
     )
     prompt = req["messages"][1]["content"]
     assert "- Made Up Node: NOT IN GRAPH" in prompt
+    system = req["messages"][0]["content"]
+    for name in WEIGHTED + GATES:  # the rubric's own criteria, in words
+        assert f"- {name}: " in system
+    assert "[Discovery Call]" in system and "order does not matter" in system
     assert store.content("Customer Job") in prompt and "Priya" in prompt
     assert req["model"] == "judge-m" and req["temperature"] == 0.0
 

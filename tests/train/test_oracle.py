@@ -10,14 +10,24 @@ from codreamer.errors import OracleTooLargeError
 from codreamer.graph.store import GraphStore
 from codreamer.judge.rubric import RubricJudge
 from codreamer.loaders import load_scenarios
+from codreamer.models import Prospect, Scenario
 from codreamer.train.oracle import STYLES, oracle, walks
 
 REPO = Path(__file__).resolve().parents[2]
+# A prospect the Weave graph speaks to (the judge's reward depends on the reader, so a
+# dairy VP reading about LLM feedback scores too low for any walk to be pruned).
+ACME = Scenario(
+    id="acme",
+    prospect=Prospect(name="Alex Rivera", title="VP Engineering", company="Acme FinTech",
+                      industry="FinTech", tech_stack=["Python"],
+                      notes="Reviewers grade model outputs inconsistently."),
+    goal="Secure a 20-minute discovery call",
+)  # fmt: skip
 
 
 def test_oracle_is_the_maximum_over_the_action_space(shared_kg: Path) -> None:
     store = GraphStore.from_json(json.loads((shared_kg / "weave-feedback-5.json").read_text()))
-    scenario = load_scenarios(REPO / "data" / "scenarios.json")[0]
+    scenario = ACME
     best = oracle(store, scenario, depth=5)
     judge = RubricJudge(store)
     brute = max(
