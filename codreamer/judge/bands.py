@@ -83,7 +83,7 @@ REL_FULL = 2.0  # profile weight the body must touch for full body fit
 # The facts' fit: the share of the profile the graph can speak to (weighted by how
 # telling each concept is in the graph) that the chosen facts cover; covering this
 # share is full marks (no single chain covers everything).
-REL_COVER_FULL = 0.5
+REL_COVER_FULL = 0.75
 REL_FACTS_SHARE = 0.7  # the chosen facts; the rest is the body speaking to the prospect
 
 # ============================ Text criteria =================================

@@ -222,10 +222,12 @@ def parse_email(subject: str, body: str) -> EmailText:
 # -- asks ---------------------------------------------------------------------------
 
 
-def _carries_goal(s: Sentence, info: ScenarioInfo) -> bool:
+def _carries_goal(s: Sentence, info: ScenarioInfo, strict: bool = False) -> bool:
+    """Whether a sentence is about the goal: it names the kind of meeting (in a
+    question, "Worth a quick chat?") or, `strict`, carries most of the goal's words."""
     if not info.goal:
         return False
-    if info.goal_kind & s.concepts:
+    if not strict and info.goal_kind & s.concepts:
         return True
     return len(info.goal & s.concepts) >= max(1, round(CTA_GOAL_MATCH * len(info.goal)))
 
@@ -240,7 +242,7 @@ def asks(email: EmailText, info: ScenarioInfo) -> list[tuple[Sentence, bool, boo
             continue
         text = s.text.lower()
         question = text.rstrip().endswith("?")
-        goal = _carries_goal(s, info)
+        goal = _carries_goal(s, info, strict=not question)
         if question:
             asking = goal or bool(ASK_WORDS.intersection(s.tokens)) or text.startswith(_ASK_OPENERS)
             if asking and (goal or not text.startswith(("does", "is "))):
@@ -265,13 +267,15 @@ def call_to_action(email: EmailText, info: ScenarioInfo, found: list[Ask]) -> tu
     if any(g for _, _, g in found):
         return CTA_IMPERATIVE, "requests the goal without asking a question"
     stated = [
-        s for s in email.prose if _carries_goal(s, info) and not s.text.lower().startswith("goal")
+        s
+        for s in email.prose
+        if _carries_goal(s, info, strict=True) and not s.text.lower().startswith("goal")
     ]
     if stated:
         return CTA_STATED, "mentions the goal but does not ask for it"
     if _GOAL_LABEL.search(email.body):
         return CTA_LABEL, "only a 'Goal:' label, no call to action"
-    if found:
+    if found or any(s.text.rstrip().endswith("?") for s in email.prose):
         return CTA_OTHER_QUESTION, "asks something, but not for the goal"
     return 0.0, "no call to action"
 

@@ -149,6 +149,7 @@ SYNONYM_SETS = (
     "spoil spoilage spoiled spoilt waste wasted ruin ruined rot",
     "loss lose lost losing writeoff",
     "reefer refrigeration refrigerator fridge compressor",
+    "fail failure failures failing failed breakdown breakdowns fault faults faulty",
     "truck trucks trailer lorry vehicle van",
     "fleet fleets",
     "driver drivers driving",
@@ -210,9 +211,10 @@ GENERIC_WORDS = _words(
     # Common words of free-text notes that say nothing about interests.
     "several own already open live lives living refuse refuses prepare preparing ask asks "
     "asked keep keeps kept last recent recently quarter month months upcoming coming "
+    "summer winter autumn "
     "january february march april may june july august september october november december "
     "monday tuesday wednesday thursday friday saturday sunday "
-    "wrote write writes written owns own lost loses complain says said told think thinks "
+    "wrote write writes written owns complain says said told think thinks "
     "plan plans planning try tries trying look looking seem seems big small large "
     "another other different same sure yes okay still well able"
 )

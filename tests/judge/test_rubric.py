@@ -1,5 +1,6 @@
 # ruff: noqa: E501  (email bodies are written one paragraph per line, as sent)
-"""The rubric judge on hand-written good and bad emails (issue 2 acceptance)."""
+"""The rubric judge v2 (DESIGN §4, issue 9) on hand-written emails: what it rewards,
+what it refuses to be fooled by, and the properties learning depends on."""
 
 from __future__ import annotations
 
@@ -11,12 +12,13 @@ from codreamer.agent.compose import ALL_STYLES, compose_email, shortest_path
 from codreamer.graph.store import GraphStore
 from codreamer.judge.rubric import CRITERIA, GATES, WEIGHTED, RubricJudge, RubricWeights
 from codreamer.loaders import load_graph
-from codreamer.models import FinalEmail, Prospect, Scenario
+from codreamer.models import FinalEmail, Prospect, Scenario, Sender
 
 SCENARIO = Scenario(
     id="acme",
     prospect=Prospect(name="Alex Rivera", title="VP Engineering", company="Acme FinTech",
-                      industry="FinTech"),
+                      industry="FinTech", tech_stack=["Python", "Kafka"],
+                      notes="Reviewers grade model outputs inconsistently."),
     goal="Secure a 20-minute discovery call",
 )  # fmt: skip
 
@@ -24,21 +26,32 @@ PATH = ["Customer Job", "Process for Quality Validation", "Human-in-the-Loop Wor
         "Annotation Guideline Management", "Product Feature"]  # fmt: skip
 
 GOOD = FinalEmail(
-    subject="Alex, an idea for Acme FinTech",
+    subject="Alex, consistent human review for your data",
     body="""Hi Alex,
 
-I have been reading about Acme FinTech's work, and one thing stood out. Your team generates high quality synthetic data for LLM pre-training from marketing content like landing pages, blog posts, user reviews, and news.
+Teams that generate synthetic data for LLM pre-training usually prove its quality by training models on it and checking how they perform. For the subtle cases that metrics miss, people review the outputs, and that only works if every reviewer follows the same guidelines.
 
-That leads to a question of proof: you validate synthetic data quality by evaluating the performance of models trained on it. In turn, that validation requires a human-in-the-loop workflow for qualitative assessment of model outputs.
-
-Which brings us to consistency: the workflow needs clear annotation guideline management, so every reviewer scores outputs the same way.
-
-This is where we can help. Weave gives your reviewers a UI for feedback and model evaluation, with rubrics built in.
+W&B Weave gives you one place to manage those rubrics and collect structured feedback on each model call, from the UI or programmatically through the SDK your Python team already uses.
 
 Would you be open to a 20-minute discovery call next week?
 
-Best regards,
-Sam from CoDreamer""",
+Best,
+Sam Carter""",
+    citations=PATH,
+)
+
+PASTED = FinalEmail(
+    subject="Alex, consistent human review for your data",
+    body="""Hi Alex,
+
+Generates high quality synthetic data for LLM pre-training from marketing content like landing pages, blogsposts, user reviews, and news. Validates synthetic data quality by evaluating the performance of models trained on it. Requires a human-in-the-loop workflow for qualitative assessment of model outputs. Defines and manages annotation guidelines and rubrics for reviewers.
+
+Efficiently evaluating LLM applications requires robust tooling to collect and analyze feedback. W&B Weave provides an integrated feedback system, allowing users to provide call feedback directly through the UI or programmatically via the SDK.
+
+Would you be open to a 20-minute discovery call next week?
+
+Best,
+Sam Carter""",
     citations=PATH,
 )
 
@@ -46,18 +59,21 @@ FRENCH = FinalEmail(
     subject="Alex, une idée pour Acme FinTech",
     body="""Bonjour Alex,
 
-J'ai lu des informations sur le travail d'Acme FinTech, et une chose m'a frappé. Votre équipe génère des données synthétiques de haute qualité pour le pré-entraînement des LLM à partir de contenus marketing.
+Votre équipe génère des données synthétiques de haute qualité pour le pré-entraînement des LLM. Vous validez la qualité des données en évaluant les modèles entraînés sur elles, et cette validation exige des humains dans la boucle.
 
-Cela soulève une question de preuve : vous validez la qualité des données en évaluant les modèles entraînés sur elles. Cette validation exige un processus avec des humains dans la boucle pour évaluer les réponses des modèles.
-
-C'est là que nous pouvons vous aider. Weave offre à vos évaluateurs une interface pour le feedback et l'évaluation des modèles.
+Weave offre à vos évaluateurs une interface pour le feedback et l'évaluation des modèles.
 
 Seriez-vous disponible pour un appel de découverte de 20 minutes la semaine prochaine ?
 
 Cordialement,
-Sam de CoDreamer""",
+Sam Carter""",
     citations=PATH,
 )
+
+
+def _with(email: FinalEmail, old: str, new: str) -> FinalEmail:
+    assert old in email.body
+    return email.model_copy(update={"body": email.body.replace(old, new)})
 
 
 @pytest.fixture(scope="module")
@@ -68,6 +84,11 @@ def weave(shared_kg: Path) -> GraphStore:
 @pytest.fixture(scope="module")
 def synth(shared_kg: Path) -> GraphStore:
     return load_graph(shared_kg / "synthetic-data-16.json")
+
+
+@pytest.fixture(scope="module")
+def sample(repo_root: Path) -> GraphStore:
+    return load_graph(repo_root / "data" / "graph.json")
 
 
 @pytest.fixture(scope="module")
@@ -84,110 +105,226 @@ def test_shape_and_weights(judge: RubricJudge) -> None:
     assert sum(RubricWeights().as_dict().values()) == pytest.approx(1.0)
 
 
-def test_hand_written_good_email_scores_high(judge: RubricJudge) -> None:
+def test_a_paraphrased_human_email_scores_high(judge: RubricJudge) -> None:
     j = judge.judge(GOOD, SCENARIO)
     assert j.total >= 0.9, j.criteria
-    assert j.criteria["grounding"].score >= 0.8  # paraphrased, not copied
-    assert j.criteria["argument_chain"].score == 1.0
+    assert j.criteria["argument"].score == 1.0
+    assert j.criteria["grounding"].score >= 0.7  # paraphrased, not copied
     assert j.criteria["call_to_action"].score == 1.0
-    assert j.criteria["personalisation"].score == 1.0
+    assert j.criteria["sendability"].score == 1.0
 
 
-def test_composed_shortest_path_email_on_synthetic_16(synth: GraphStore) -> None:
-    email = compose_email(synth, shortest_path(synth), SCENARIO)
-    assert RubricJudge(synth).judge(email, SCENARIO).total >= 0.85
+def test_pasting_node_text_is_no_better_than_paraphrase(judge: RubricJudge) -> None:
+    good, pasted = judge.judge(GOOD, SCENARIO), judge.judge(PASTED, SCENARIO)
+    assert pasted.criteria["grounding"].score < good.criteria["grounding"].score
+    assert "copied from the graph" in pasted.criteria["grounding"].reason
+    assert pasted.total < good.total - 0.05
 
 
-def test_bare_list_of_facts_scores_low(synth: GraphStore) -> None:
-    path = shortest_path(synth)
-    for sep in ("\n", "\n\n"):
-        bare = FinalEmail(
-            subject="Quick note: Secure a 20-minute discovery call",
-            body=sep.join(synth.content(n) for n in path)
-            + "\n\nGoal: Secure a 20-minute discovery call",
-            citations=path,
-        )
-        j = RubricJudge(synth).judge(bare, SCENARIO)
-        assert j.total <= 0.5, j
-        assert j.criteria["personalisation"].score == 0.0
-        assert j.criteria["call_to_action"].score <= 0.2
-        assert j.criteria["argument_chain"].score < 0.5  # facts listed, not linked
+def test_citation_order_is_irrelevant_and_customer_job_implicit(judge: RubricJudge) -> None:
+    base = judge.judge(GOOD, SCENARIO)
+    for citations in (list(reversed(PATH)), PATH[1:], [PATH[4], PATH[2], PATH[1], PATH[3]]):
+        j = judge.judge(GOOD.model_copy(update={"citations": citations}), SCENARIO)
+        assert j.criteria["argument"].score == base.criteria["argument"].score, citations
+        assert abs(j.total - base.total) <= 0.02
 
 
-def test_translation_scores_much_lower(judge: RubricJudge) -> None:
-    en = judge.judge(GOOD, SCENARIO)
-    fr = judge.judge(FRENCH, SCENARIO)
-    assert fr.criteria["english"].score == 0.0
-    assert "French" in fr.criteria["english"].reason
-    assert fr.total <= en.total - 0.3
+def test_citations_that_support_nothing_earn_nothing(sample: GraphStore) -> None:
+    scenario = Scenario(prospect=Prospect(name="Priya Natarajan", company="Northfield Dairy"),
+                        goal="Secure a 20-minute discovery call")  # fmt: skip
+    body = "Hi Priya,\n\nMost temperature excursions start while a trailer is loaded or unloaded, or when a refrigeration unit fails. Frostline's wireless probes read every pallet's temperature each minute and alert the driver and dispatcher as soon as a load starts to drift.\n\nWould you be open to a 20-minute discovery call?\n\nBest,\nSam Carter"
+    judge = RubricJudge(sample)
+    exact = judge.judge(FinalEmail(subject="Temperature drift", body=body,
+                                   citations=["Temperature Excursions", "Product Feature"]), scenario)  # fmt: skip
+    everything = judge.judge(FinalEmail(subject="Temperature drift", body=body,
+                                        citations=list(sample.nodes)), scenario)  # fmt: skip
+    assert exact.criteria["argument"].score == 1.0
+    assert everything.criteria["argument"].score < exact.criteria["argument"].score
+    assert "support nothing in the body" in everything.criteria["argument"].reason
+    assert everything.criteria["grounding"].score < exact.criteria["grounding"].score - 0.3
+    assert everything.total < exact.total - 0.1
 
 
-def test_german_scores_low_on_english(judge: RubricJudge) -> None:
-    de = FinalEmail(
-        subject="Eine Idee für Acme FinTech",
-        body="Hallo Alex,\n\nwir haben gesehen, dass Ihr Team synthetische Daten erzeugt. "
-        "Die Qualität der Daten ist für uns sehr wichtig, und wir können Ihnen helfen.\n\n"
-        "Haben Sie Zeit für ein kurzes Gespräch?\n\nViele Grüße,\nSam",
-        citations=PATH,
+def test_loosely_written_llm_citations_resolve(judge: RubricJudge) -> None:
+    loose = ["customer_job", "Quality Validation", "human in the loop workflow",
+             "annotation guidelines management", "product feature"]  # fmt: skip
+    j = judge.judge(GOOD.model_copy(update={"citations": loose}), SCENARIO)
+    assert j.criteria["argument"].score == 1.0
+    invented = judge.judge(
+        GOOD.model_copy(update={"citations": ["Weave Magic", "Zebra"]}), SCENARIO
     )
-    assert judge.judge(de, SCENARIO).criteria["english"].score == 0.0
+    assert invented.criteria["argument"].score == 0.0
+    assert "'Weave Magic'" in invented.criteria["grounding"].reason
+    assert 0.0 < invented.total < j.total  # judged, not crashed or zeroed
 
 
-def test_unknown_citations_score_zero_grounding(judge: RubricJudge) -> None:
-    llm = GOOD.model_copy(update={"citations": ["Quality Process", "Weave UI"]})
-    j = judge.judge(llm, SCENARIO)
-    assert j.criteria["grounding"].score == 0.0
-    assert "unknown" in j.criteria["grounding"].reason
-    assert j.criteria["argument_chain"].score == 0.0
-    mixed = GOOD.model_copy(update={"citations": [*PATH, "Made Up"]})
-    g = judge.judge(mixed, SCENARIO).criteria["grounding"]
-    assert 0.5 < g.score < 1.0 and "'Made Up'" in g.reason
+def test_composer_output_is_good_but_not_automatically_perfect(
+    synth: GraphStore, sample: GraphStore
+) -> None:
+    for store in (synth, sample):
+        best = max(
+            RubricJudge(store)
+            .judge(compose_email(store, shortest_path(store), SCENARIO, s), SCENARIO)
+            .total
+            for s in ALL_STYLES
+        )
+        assert 0.6 <= best < 0.99
+
+
+def test_a_bare_list_of_facts_scores_low(synth: GraphStore) -> None:
+    path = shortest_path(synth)
+    bare = FinalEmail(
+        subject="Quick note: Secure a 20-minute discovery call",
+        body="\n".join(synth.content(n) for n in path)
+        + "\n\nGoal: Secure a 20-minute discovery call",
+        citations=path,
+    )
+    j = RubricJudge(synth).judge(bare, SCENARIO)
+    assert j.total <= 0.4, j
+    assert j.criteria["call_to_action"].score <= 0.5
+    assert j.criteria["personalisation"].score <= 0.5
+
+
+def test_other_languages_are_zero(judge: RubricJudge) -> None:
+    fr = judge.judge(FRENCH, SCENARIO)
+    assert fr.criteria["english"].score == 0.0 and "French" in fr.criteria["english"].reason
+    assert fr.total == 0.0
+    de = _with(GOOD, "Would you be open to a 20-minute discovery call next week?",
+               "Wir wissen, dass Ihre Prüfer sich nicht immer einig sind, und deshalb brauchen Sie klare Richtlinien für die Bewertung der Ergebnisse.\n\nWould you be open to a 20-minute discovery call next week?")  # fmt: skip
+    j = judge.judge(de, SCENARIO)  # one paragraph in German: a penalty, not a zero
+    assert "German" in j.criteria["sendability"].reason
+    assert 0.0 < j.total < judge.judge(GOOD, SCENARIO).total - 0.25
 
 
 @pytest.mark.parametrize(
-    "placeholder", ["[Your Name]", "[Company Name]", "{{first_name}}", "<NAME>", "TODO",
-                    "Lorem ipsum dolor"],
-)  # fmt: skip
-def test_placeholders_zero(judge: RubricJudge, placeholder: str) -> None:
-    email = GOOD.model_copy(update={"body": GOOD.body.replace("Sam from CoDreamer", placeholder)})
-    j = judge.judge(email, SCENARIO)
-    assert j.criteria["no_placeholders"].score == 0.0
-    assert j.total == 0.0
+    "sign_off",
+    ["[Your Name]", "Your Name", "John Doe", "{{sender_name}}", "[Company Name]", "<NAME>"],
+)
+def test_placeholders_cost_but_keep_the_ranking(judge: RubricJudge, sign_off: str) -> None:
+    good = judge.judge(GOOD, SCENARIO).total
+    j = judge.judge(_with(GOOD, "Sam Carter", sign_off), SCENARIO)
+    assert "placeholder" in j.criteria["sendability"].reason
+    assert 0.3 < j.total < 0.6 * good
+    # ...and a better email with the same placeholder still ranks above a worse one.
+    worse = judge.judge(_with(_with(GOOD, "Sam Carter", sign_off),
+                              "Would you be open to a 20-minute discovery call next week?", ""), SCENARIO)  # fmt: skip
+    assert worse.total < j.total
 
 
-def test_spam_low(judge: RubricJudge) -> None:
-    spam = GOOD.model_copy(
-        update={
-            "subject": "ACT NOW!!! LIMITED TIME OFFER",
-            "body": GOOD.body.replace(
-                "Would you", "This is 100% guaranteed, click here! Would you"
-            ),
-        }
+def test_a_bracketed_subject_tag_is_not_a_placeholder(judge: RubricJudge) -> None:
+    tagged = GOOD.model_copy(update={"subject": "[Discovery Call] Consistent human review"})
+    assert judge.judge(tagged, SCENARIO).criteria["sendability"].score == 1.0
+
+
+def test_call_to_action_forms(judge: RubricJudge) -> None:
+    ask = "Would you be open to a 20-minute discovery call next week?"
+    scores = {
+        text: judge.judge(_with(GOOD, ask, text), SCENARIO).criteria["call_to_action"].score
+        for text in ("Worth 20 minutes next week?", "Open to a quick chat next week?",
+                     "Let me know if a 20-minute call next week works.",
+                     "I would welcome a 20-minute discovery call.", "Thoughts?", "")
+    }  # fmt: skip
+    assert list(scores.values()) == [1.0, 1.0, 0.8, 0.5, 0.3, 0.0]
+
+
+def test_several_asks_cost(judge: RubricJudge) -> None:
+    ask = "Would you be open to a 20-minute discovery call next week?"
+    many = _with(
+        GOOD,
+        ask,
+        f"{ask} Could we book a call on Tuesday? Are you free on Wednesday instead? Can we talk this week?",
     )
-    j = judge.judge(spam, SCENARIO)
-    assert j.criteria["no_spam"].score <= 0.25
-    assert j.total < 0.3
-    one = GOOD.model_copy(update={"body": GOOD.body + "\nP.S. Act now."})
-    assert judge.judge(one, SCENARIO).criteria["no_spam"].score == 0.75
+    j = judge.judge(many, SCENARIO)
+    assert "4 asks" in j.criteria["sendability"].reason
+    assert j.total < judge.judge(GOOD, SCENARIO).total - 0.2
 
 
-def test_acronyms_are_not_spam(judge: RubricJudge) -> None:
-    email = GOOD.model_copy(update={"body": GOOD.body.replace("LLM", "LLM (HIPAA, GDPR)")})
-    assert judge.judge(email, SCENARIO).criteria["no_spam"].score == 1.0
+def test_invented_numbers_and_customers_cost_but_given_ones_do_not(
+    judge: RubricJudge, sample: GraphStore
+) -> None:
+    invented = _with(
+        GOOD,
+        "W&B Weave gives",
+        "Companies like Stripe and Revolut cut review time by 64% with Weave, saving $1.2 million. W&B Weave gives",
+    )
+    j = judge.judge(invented, SCENARIO)
+    assert (
+        "unsupported" in j.criteria["grounding"].reason and "64%" in j.criteria["grounding"].reason
+    )
+    assert j.total < judge.judge(GOOD, SCENARIO).total - 0.2
+    # Numbers the graph, the goal or the prospect supplies are no claims.
+    scenario = Scenario(
+        prospect=Prospect(name="Priya Natarajan"), goal="Set up a two-week pilot on 5 trucks"
+    )
+    body = "Hi Priya,\n\nFood distribution runs on net margins of two to three percent, and one spoiled pallet can cost several thousand dollars. Frostline's probes read each pallet every minute and alert the driver when a load drifts.\n\nCould we run a 2-week pilot on 5 trucks, with a 30-minute kickoff call?\n\nBest,\nSam"
+    given = RubricJudge(sample).judge(
+        FinalEmail(
+            subject="A pilot",
+            body=body,
+            citations=["Margin Pressure", "Spoilage Write-offs", "Late Alerts", "Product Feature"],
+        ),
+        scenario,
+    )
+    assert "unsupported" not in given.criteria["grounding"].reason
 
 
-def test_cta_forms(judge: RubricJudge) -> None:
-    stated = GOOD.model_copy(
-        update={"body": GOOD.body.replace(
-            "Would you be open to a 20-minute discovery call next week?",
-            "I would welcome a 20-minute discovery call next week.")}
-    )  # fmt: skip
-    assert judge.judge(stated, SCENARIO).criteria["call_to_action"].score == 0.5
-    other = GOOD.model_copy(
-        update={"body": GOOD.body.replace(
-            "Would you be open to a 20-minute discovery call next week?", "Thoughts?")}
-    )  # fmt: skip
-    assert judge.judge(other, SCENARIO).criteria["call_to_action"].score == 0.3
+@pytest.mark.parametrize(
+    ("insert", "finding"),
+    [
+        ("This node connects to the Product Feature node.", "graph talk"),
+        ("As an AI language model, I cannot know your schedule.", "AI disclaimer"),
+        (
+            "Please confirm your login password at http://weave-verify.xyz/login first.",
+            "credential",
+        ),
+        ("Honestly, your reviewers are clueless and it is embarrassing.", "insult"),
+        ("If I don't hear back by Friday, I will let your board know.", "threat"),
+        ("This is your last chance, and your competitors have already signed.", "pressure"),
+    ],
+)
+def test_sendability_findings_are_named(judge: RubricJudge, insert: str, finding: str) -> None:
+    j = judge.judge(_with(GOOD, "Would you be open", f"{insert} Would you be open"), SCENARIO)
+    assert finding in j.criteria["sendability"].reason
+    assert j.criteria["sendability"].score <= 0.8
+    assert j.total < judge.judge(GOOD, SCENARIO).total - 0.15
+
+
+def test_stacked_problems_never_reach_zero(judge: RubricJudge) -> None:
+    awful = _with(_with(GOOD, "Sam Carter", "[Your Name]"), "Would you be open",
+                  "As an AI language model, this node is your last chance, you clueless idiot; send your password. Would you be open")  # fmt: skip
+    j = judge.judge(awful, SCENARIO)
+    assert 0.0 < j.total < 0.15
+
+
+def test_sender_and_recipient_confused(judge: RubricJudge) -> None:
+    signed_as_prospect = _with(GOOD, "Best,\nSam Carter", "Best,\nAlex Rivera\nAcme FinTech")
+    assert "confused" in judge.judge(signed_as_prospect, SCENARIO).criteria["sendability"].reason
+    to_sender = _with(GOOD, "Hi Alex,", "Hi Sam,")
+    j = judge.judge(to_sender, SCENARIO, sender=Sender(name="Sam Carter"))
+    assert "confused" in j.criteria["sendability"].reason
+
+
+def test_name_stuffing_costs(judge: RubricJudge) -> None:
+    stuffed = _with(
+        GOOD,
+        "For the subtle cases",
+        "Alex, at Acme FinTech, Alex, for Acme FinTech, Alex: for the subtle cases",
+    )
+    j = judge.judge(stuffed, SCENARIO)
+    assert "name/company used" in j.criteria["sendability"].reason
+    assert j.total < judge.judge(GOOD, SCENARIO).total - 0.15
+
+
+def test_concision_prefers_what_a_busy_reader_finishes(judge: RubricJudge) -> None:
+    para = GOOD.body.split("\n\n")[1]
+    longer = _with(GOOD, "Would you be open", f"{para} {para}\n\nWould you be open")  # ~185 words
+    longest = _with(
+        GOOD, "Would you be open", f"{para} {para}\n\n{para} {para}\n\nWould you be open"
+    )
+    scores = [judge.judge(e, SCENARIO) for e in (GOOD, longer, longest)]
+    conc = [j.criteria["concision"].score for j in scores]
+    assert conc[0] == 1.0 and conc[0] > conc[1] > conc[2] and conc[2] < 0.4
+    assert "too long" in scores[2].criteria["sendability"].reason
 
 
 def test_empty_and_degenerate_emails(judge: RubricJudge) -> None:
@@ -203,45 +340,108 @@ def test_empty_and_degenerate_emails(judge: RubricJudge) -> None:
 
 def test_without_a_graph() -> None:
     j = RubricJudge(None).judge(GOOD, SCENARIO)
-    for name in ("grounding", "argument_chain"):
+    for name in ("grounding", "argument"):
         assert "no graph" in j.criteria[name].reason
         assert j.criteria[name].weight == 0.0
     assert sum(j.criteria[n].weight for n in WEIGHTED) == pytest.approx(1.0, abs=1e-3)
-    assert j.total >= 0.9
+    assert j.total >= 0.85
 
 
-def test_argument_chain_partial_credit(repo_root: Path) -> None:
-    store = load_graph(repo_root / "data" / "graph.json")
-    judge = RubricJudge(store)
+def test_without_a_prospect_profile_relevance_is_not_scored(judge: RubricJudge) -> None:
+    bare = Scenario(prospect=Prospect(name="Alex Rivera"), goal=SCENARIO.goal)
+    j = judge.judge(GOOD, bare)
+    assert j.criteria["relevance"].weight == 0.0 and "not scored" in j.criteria["relevance"].reason
+
+
+def test_argument_partial_credit(sample: GraphStore) -> None:
+    judge = RubricJudge(sample)
     scores = [
-        judge.judge(compose_email(store, p, SCENARIO), SCENARIO).criteria["argument_chain"].score
+        judge.judge(compose_email(sample, p, SCENARIO), SCENARIO).criteria["argument"].score
         for p in (["Customer Job"], ["Customer Job", "Margin Pressure"],
                   ["Customer Job", "Margin Pressure", "Spoilage Write-offs", "Late Alerts"],
                   ["Customer Job", "Margin Pressure", "Spoilage Write-offs", "Late Alerts",
                    "Product Feature"])
     ]  # fmt: skip
     assert scores[0] == 0.0
-    assert 0.0 < scores[1] < scores[2] <= 0.5 < scores[3] == 1.0
-    dead = judge.judge(compose_email(store, ["Customer Job", "Driver Turnover"], SCENARIO),
-                       SCENARIO).criteria["argument_chain"]  # fmt: skip
-    assert "dead end" in dead.reason
-    wrong_start = FinalEmail(subject="s", body="b", citations=["Late Alerts", "Product Feature"])
-    assert judge.judge(wrong_start, SCENARIO).criteria["argument_chain"].score == 0.0
+    assert 0.0 < scores[1] < scores[2] <= 0.5 < scores[3]
+    dead = judge.judge(
+        compose_email(sample, ["Customer Job", "Driver Turnover"], SCENARIO), SCENARIO
+    )
+    assert dead.criteria["argument"].score <= 0.2
 
 
-def test_style_and_path_choices_matter(repo_root: Path) -> None:
-    """What the learning engine needs: the best email is clearly better than average."""
-    store = load_graph(repo_root / "data" / "graph.json")
-    judge = RubricJudge(store)
+def test_steps_told_backwards_cost(judge: RubricJudge) -> None:
+    paras = GOOD.body.split("\n\n")
+    backwards = GOOD.model_copy(
+        update={"body": "\n\n".join([paras[0], paras[2], paras[1], *paras[3:]])}
+    )
+    j = judge.judge(backwards, SCENARIO)  # the product before the need it answers
+    assert "out of order" in j.criteria["argument"].reason
+    assert j.criteria["argument"].score < judge.judge(GOOD, SCENARIO).criteria["argument"].score
+
+
+def test_the_reward_depends_on_the_prospect(judge: RubricJudge) -> None:
+    """The same email reads differently to different people, even with the same name."""
+    ml = SCENARIO
+    cfo = Scenario(prospect=Prospect(name="Alex Rivera", title="CFO", company="Acme FinTech",
+                                     industry="FinTech", notes="Cutting vendor costs this year."),
+                   goal=SCENARIO.goal)  # fmt: skip
+    a, b = judge.judge(GOOD, ml), judge.judge(GOOD, cfo)
+    assert a.criteria["relevance"].score > b.criteria["relevance"].score + 0.2
+    assert a.total > b.total + 0.03
+
+
+def test_the_best_facts_differ_by_prospect(sample: GraphStore) -> None:
+    """What learning needs: on one graph, which facts win depends on who reads them.
+    Two prospects with the same name and company; two equally well-written emails."""
+    judge = RubricJudge(sample)
+    person = {"name": "Jordan Lee", "company": "Harbor Foods", "industry": "food distribution"}
+    quality = Scenario(prospect=Prospect(**person, title="Quality Assurance Director",
+                                         notes="Last audit flagged gaps in paper temperature logs."),
+                       goal="Book a 20-minute call")  # fmt: skip
+    fleet = Scenario(prospect=Prospect(**person, title="Fleet Operations Manager",
+                                       notes="Lost two trailers to reefer failures last summer."),
+                     goal="Book a 20-minute call")  # fmt: skip
+    audit_email = FinalEmail(
+        subject="Jordan, temperature records for audits",
+        body="Hi Jordan,\n\nAuditors want an unbroken temperature record for every shipment, and logs that drivers fill in by hand at each stop tend to have gaps and rounded readings.\n\nFrostline records the readings automatically and turns each trip into an audit-ready report you can search by shipment, batch or customer.\n\nCould we book a 20-minute call next week?\n\nBest,\nSam Carter",
+        citations=[
+            "Food Safety Audits",
+            "Manual Temperature Logs",
+            "Product Feature: Audit Reports",
+        ],
+    )
+    reefer_email = FinalEmail(
+        subject="Jordan, catching reefer failures early",
+        body="Hi Jordan,\n\nA refrigeration unit with a worn compressor warms a trailer slowly, and since the cab display shows only the setpoint, nobody notices until the load reaches the dock.\n\nFrostline's probes read each pallet's temperature every minute and alert the driver and dispatcher as soon as a load starts to drift.\n\nCould we book a 20-minute call next week?\n\nBest,\nSam Carter",
+        citations=[
+            "Temperature Excursions",
+            "Reefer Unit Failures",
+            "Late Alerts",
+            "Product Feature",
+        ],
+    )
+    q = [judge.judge(e, quality).total for e in (audit_email, reefer_email)]
+    f = [judge.judge(e, fleet).total for e in (audit_email, reefer_email)]
+    assert q[0] > q[1] + 0.03, q  # the quality director prefers the audit argument
+    assert f[1] > f[0] + 0.03, f  # the fleet manager, the reefer one
+
+
+def test_style_and_path_choices_matter(sample: GraphStore, repo_root: Path) -> None:
+    """The best composed email is clearly better than the average one."""
+    from codreamer.loaders import load_scenarios
+
+    judge = RubricJudge(sample)
+    scenario = load_scenarios(repo_root / "data" / "scenarios.json")[0]  # a dairy distributor
     paths = [["Customer Job"], ["Customer Job", "Food Safety Audits"],
-             *store.paths_to_features(max_hops=6)]  # fmt: skip
+             *sample.paths_to_features(max_hops=6)]  # fmt: skip
     rewards = [
-        judge.judge(compose_email(store, p, SCENARIO, s), SCENARIO).total
+        judge.judge(compose_email(sample, p, scenario, s), scenario).total
         for p in paths
         for s in ALL_STYLES
     ]
-    assert max(rewards) >= 0.95
-    assert sum(rewards) / len(rewards) <= 0.8 * max(rewards)
+    assert max(rewards) >= 0.85
+    assert sum(rewards) / len(rewards) <= 0.85 * max(rewards)
 
 
 def test_deterministic(judge: RubricJudge, weave: GraphStore) -> None:
