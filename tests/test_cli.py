@@ -152,6 +152,11 @@ def test_judge_several_scenarios_and_no_graph(tmp_path: Path) -> None:
         assert r["criteria"]["argument"]["weight"] == r["criteria"]["grounding"]["weight"] == 0
     both = run("judge", str(emails), "--no-graph", "--graph", "data/graph.json")
     assert both.returncode == 1 and "--no-graph" in both.stderr
+    sc = tmp_path / "seeded.json"
+    sc.write_text(json.dumps({"prospect": {"name": "Ann"}, "goal": "A call",
+                              "seed_nodes": ["Nowhere"]}))  # fmt: skip
+    seeded = run("judge", str(emails), "--scenario", "medroute-pilot", "--scenario", str(sc))
+    assert seeded.returncode == 1 and "'Nowhere'" in seeded.stderr
 
 
 def test_judge_bad_line_named(tmp_path: Path) -> None:

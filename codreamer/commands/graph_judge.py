@@ -167,6 +167,7 @@ def judge_cmd(
 
     from codreamer.config import get_settings
     from codreamer.errors import CoDreamerError
+    from codreamer.graph.schema import check_seed_nodes
     from codreamer.judge.rubric import RubricJudge
     from codreamer.loaders import load_graph, resolve_scenario
 
@@ -181,6 +182,9 @@ def judge_cmd(
         )
         choices: list[str | None] = list(scenario) if scenario else [None]
         scenarios = [resolve_scenario(choice, settings) for choice in choices]
+        if store is not None:
+            for sc in scenarios:
+                check_seed_nodes(store.nodes, sc)
     except CoDreamerError as exc:
         raise fail(str(exc)) from None
     items = _read_emails(emails)
