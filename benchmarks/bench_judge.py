@@ -128,25 +128,35 @@ def reversal(rows: list[dict], judges: dict[str, RubricJudge], sc: dict[str, Sce
     return {"reversal_max_delta": round(worst[0], 4), "reversal_max_id": worst[1]}
 
 
-def throughput(rows: list[dict], stores: dict[str, GraphStore], sc: dict[str, Scenario]) -> float:
-    """Emails judged per second by a fresh judge per graph (no memo of judgements;
-    the judge's per-graph index is built once, as in a run), best of three."""
+def throughput(
+    rows: list[dict], stores: dict[str, GraphStore], sc: dict[str, Scenario]
+) -> dict[str, float]:
+    """Emails judged per second by fresh judges (one per graph; no memo of judgements,
+    the per-graph index built once as in a run), pinned to one core, best of three:
+    by the wall clock, and by this process's CPU time (what the rate would be on an
+    idle core; the machine is shared, so both are printed with the load average)."""
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     items = [(r["graph"], FinalEmail.model_validate(r["email"]), sc[r["scenario"]]) for r in rows]
-    best = 0.0
+    best_wall = best_cpu = 0.0
     for _ in range(3):
         judges = {k: RubricJudge(v) for k, v in stores.items()}
         for k in judges:
             judges[k].judge(items[0][1], items[0][2])  # builds the graph index
         n = 0
-        t0 = time.perf_counter()
-        while time.perf_counter() - t0 < 1.5:
+        w0, c0 = time.perf_counter(), time.process_time()
+        while time.perf_counter() - w0 < 1.5:
             for g, e, s in items:
                 judges[g].judge(e, s)
             n += len(items)
-        best = max(best, n / (time.perf_counter() - t0))
-    return best
+        wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+        best_wall = max(best_wall, n / wall)
+        best_cpu = max(best_cpu, n / cpu) if cpu > 0 else best_cpu
+    return {
+        "emails_per_s_one_core_afresh": round(best_wall),
+        "emails_per_s_one_core_afresh_cpu_time": round(best_cpu),
+        "load_average_1min": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,
+    }
 
 
 def show(result: dict) -> None:
@@ -175,7 +185,7 @@ def main() -> None:
         "heldout": {k: v for k, v in held.items() if not k.startswith("_")},
         **prospect_spread(every, judges, sc),
         **reversal(every, judges, sc),
-        "emails_per_s_one_core_afresh": round(throughput(every, stores, sc)),
+        **throughput(every, stores, sc),
         "targets": {
             "roc_auc": ">= 0.95",
             "adversarial_below_median_good": True,

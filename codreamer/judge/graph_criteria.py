@@ -16,11 +16,9 @@ import heapq
 import re
 from dataclasses import dataclass
 
-from codreamer.graph.schema import is_product_feature
 from codreamer.judge.bands import (
     CHAIN_BRIDGE_COST,
     CHAIN_BRIDGE_FLOOR,
-    CHAIN_BRIDGE_MAX_SKIP,
     CHAIN_DEAD_END_HOPS,
     CHAIN_FEATURE_ONLY,
     CHAIN_INCOMPLETE_MAX,
@@ -72,22 +70,24 @@ def read_citations(index: GraphIndex, citations: list[str], email: EmailText) ->
 
 # -- grounding --------------------------------------------------------------------
 
-_CLAIM_NUMBER = re.compile(
-    r"(?<![\w.])(\$|€|£)?(\d[\d,]*(?:\.\d+)?)\s*(%|percent\b|x\b|k\b|m\b|bn\b|million\b|"
-    r"billion\b|thousand\b|hundred\b)?(?:[\s-]+([a-z]+))?",
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_AFTER_NUMBER = re.compile(
+    r"\s*(%|percent\b|x\b|k\b|m\b|bn\b|million\b|billion\b|thousand\b|hundred\b)?"
+    r"(?:[\s-]+([a-z]+))?",
     re.IGNORECASE,
 )
-_NAMED_CUSTOMERS = re.compile(
+_CURRENCY = frozenset("$€£")
+_CUSTOMER_LIST = re.compile(
     r"\b(?:customers?|clients?|companies|teams|brands|distributors|fleets|partners|leaders|"
     r"firms|organi[sz]ations|labs?)\s+(?:like|such as|including|incl\.)\s+"
     r"((?:[A-Z][\w&'.-]*\s?){1,3}(?:,\s*(?:and\s+)?(?:[A-Z][\w&'.-]*\s?){1,3})*)"
-    r"|((?:[A-Z][\w&'.-]+\s?){1,3}(?:,\s*(?:and\s+)?(?:[A-Z][\w&'.-]+\s?){1,3})*)\s+"
+)
+_NAMES_DID = re.compile(
+    r"((?:[A-Z][\w&'.-]+\s?){1,3}(?:,\s*(?:and\s+)?(?:[A-Z][\w&'.-]+\s?){1,3})*)\s+"
     r"(?:all\s+)?(?:use|uses|used|relies on|rely on|trusts?|chose|switched|saw|cut|reduced|"
     r"saved|increased|doubled|tripled|halved|achieved|grew)\b"
 )
-
-
-_DIGIT = re.compile(r"\d")
+_LIST_WORDS = frozenset(("like", "such", "including", "incl"))
 
 
 def allowed_numbers(text: str) -> frozenset[str]:
@@ -102,25 +102,37 @@ def claims(
     body = email.body
     out: list[str] = []
     graph_numbers = index.numbers if index is not None else frozenset()
-    has_digit = _DIGIT.search(body) is not None
-    for m in _CLAIM_NUMBER.finditer(body) if has_digit else ():
-        money, num, unit, after = m.group(1), m.group(2).replace(",", ""), m.group(3), m.group(4)
-        num = num.rstrip(".")
+    for m in _NUMBER.finditer(body):
+        start, end = m.span()
+        if start and (body[start - 1].isalnum() or body[start - 1] in "._"):
+            continue  # part of a word or a dotted run ("F1", "192.168")
+        num = m.group(0).replace(",", "").rstrip(".")
         if num in allowed or num in graph_numbers:
             continue
+        money = start > 0 and body[start - 1] in _CURRENCY
+        after = _AFTER_NUMBER.match(body, end)
+        unit, word = (after.group(1), after.group(2)) if after else (None, None)
         if not money and not unit:
             value = float(num) if num.replace(".", "", 1).isdigit() else 0.0
-            if after and after.lower() in TIME_UNITS and value <= 60:
+            if word and word.lower() in TIME_UNITS and value <= 60:
                 continue  # "a 30-minute call", "five trucks", "two weeks"
             if 1990 <= value <= 2100 or value <= 12:
                 continue  # a year, a small count ("3 steps")
-        out.append(m.group(0).strip())
-    if not CLAIM_TRIGGERS & email.token_set:
+        text = body[start - 1 if money else start : after.end() if after else end].strip()
+        out.append(text)
+    triggers = CLAIM_TRIGGERS & email.token_set
+    if not triggers:
         return out
     known = index.vocab if index is not None else frozenset()
     allowed_lower = allowed_text.lower()
-    for m in _NAMED_CUSTOMERS.finditer(body):
-        names = m.group(1) or m.group(2) or ""
+    found: list[str] = []
+    for s in email.prose:
+        if not triggers.intersection(s.tokens):
+            continue
+        if _LIST_WORDS.intersection(s.tokens):
+            found.extend(m.group(1) for m in _CUSTOMER_LIST.finditer(s.text))
+        found.extend(m.group(1) for m in _NAMES_DID.finditer(s.text))
+    for names in found:
         for name in re.split(r",\s*(?:and\s+)?|\s+and\s+", names):
             words = name.strip().split()
             if not words:
@@ -188,27 +200,6 @@ def pasted_share(index: GraphIndex, email: EmailText) -> float:
 # -- argument ---------------------------------------------------------------------
 
 
-def _steps(index: GraphIndex, node: str, nodes: set[str]) -> list[tuple[str, int]]:
-    """Supported nodes reachable from `node` directly or over up to
-    CHAIN_BRIDGE_MAX_SKIP unsupported ones: (node, nodes skipped)."""
-    out: list[tuple[str, int]] = []
-    frontier = [node]
-    seen = {node}
-    for skipped in range(CHAIN_BRIDGE_MAX_SKIP + 1):
-        nxt = []
-        for cur in frontier:
-            for nb in index.store.out_neighbours(cur):
-                if nb.id in seen:
-                    continue
-                seen.add(nb.id)
-                if nb.id in nodes:
-                    out.append((nb.id, skipped))
-                else:
-                    nxt.append(nb.id)
-        frontier = nxt
-    return out
-
-
 def _best_path(index: GraphIndex, nodes: set[str]) -> tuple[list[str], int] | None:
     """The path from Customer Job to a Product Feature through `nodes` that skips the
     fewest unsupported nodes (then the shortest); None if there is none."""
@@ -222,10 +213,10 @@ def _best_path(index: GraphIndex, nodes: set[str]) -> tuple[list[str], int] | No
         if node in best and best[node] <= bridges:
             continue
         best[node] = bridges
-        if is_product_feature(node) and node != CUSTOMER_JOB:
+        if node in index.feature_set and node != CUSTOMER_JOB:
             return list(path), bridges
-        for nxt, skipped in _steps(index, node, nodes):
-            if nxt not in path:
+        for nxt, skipped in index.near(node):
+            if nxt in nodes and nxt not in path:
                 heapq.heappush(heap, (bridges + skipped, hops + 1, nxt, (*path, nxt)))
     return None
 
@@ -291,7 +282,7 @@ def argument(index: GraphIndex, cites: Citations, email: EmailText) -> tuple[flo
         progress, where = _progress(index, cites.supported)
         score = CHAIN_INCOMPLETE_MAX * progress
         what = f"no supported chain reaches a Product Feature (got to {where!r})"
-        if any(is_product_feature(n) for n in cites.supported):
+        if index.feature_set & cites.supported:
             score = max(score, CHAIN_FEATURE_ONLY)
             what = "the product is shown but nothing cited links it to the customer's job"
     if unsupported:
@@ -303,8 +294,19 @@ def argument(index: GraphIndex, cites: Citations, email: EmailText) -> tuple[flo
 # -- relevance --------------------------------------------------------------------
 
 
+def profile_in_graph(index: GraphIndex, info: ScenarioInfo) -> dict[str, float]:
+    """The prospect's profile concepts the graph can speak to, each weighted by its
+    source and by how telling it is in the graph (computed once per scenario)."""
+    cw = index.context_weight
+    return {c: w * cw[c] for c, w in info.profile.items() if c in cw}
+
+
 def relevance(
-    index: GraphIndex | None, cites: Citations | None, email: EmailText, info: ScenarioInfo
+    index: GraphIndex | None,
+    cites: Citations | None,
+    email: EmailText,
+    info: ScenarioInfo,
+    possible: dict[str, float] | None = None,
 ) -> tuple[float, str]:
     """The share of what the graph could say to this prospect that the chosen facts
     say (profile concepts weighted by source and by how telling they are in the
@@ -316,12 +318,12 @@ def relevance(
     for n in cites.supported:
         if n != CUSTOMER_JOB:
             facts |= index.context[n]
-    cw = index.context_weight
-    possible = {c: w * cw[c] for c, w in info.profile.items() if c in cw}
+    if possible is None:
+        possible = profile_in_graph(index, info)
     reachable = sum(possible.values())
     if not reachable:
         return body_fit, f"the graph says nothing about this prospect; body {body_fit:.0%}"
-    matched = sorted((c for c in possible if c in facts), key=lambda c: -possible[c])
+    matched = sorted((c for c in possible if c in facts), key=lambda c: (-possible[c], c))
     fact_fit = min(1.0, sum(possible[c] for c in matched) / (REL_COVER_FULL * reachable))
     score = REL_FACTS_SHARE * fact_fit + (1.0 - REL_FACTS_SHARE) * body_fit
     shown = ", ".join(matched[:3]) or "nothing"

@@ -11,6 +11,7 @@ import re
 from typing import TYPE_CHECKING
 
 from codreamer.graph.schema import is_product_feature
+from codreamer.judge.bands import CHAIN_BRIDGE_MAX_SKIP
 from codreamer.judge.language import TOKEN, concept, concepts
 from codreamer.judge.words import EN_FUNCTION_WORDS
 from codreamer.models import CUSTOMER_JOB
@@ -38,6 +39,7 @@ class GraphIndex:
         ids = list(store.nodes)
         self.ids = ids
         self.features = [i for i in ids if is_product_feature(i)]
+        self.feature_set = frozenset(self.features)
         self.content: dict[str, frozenset[str]] = {i: concepts(store.content(i)) for i in ids}
         # Relevance reads a node's content, its id and why the graph links to it.
         incoming: dict[str, list[str]] = {i: [] for i in ids}
@@ -81,7 +83,28 @@ class GraphIndex:
         self.feature_concepts = frozenset().union(*(self.content[i] for i in self.features))
         self.customer_job = self.content.get(CUSTOMER_JOB, frozenset())
         self._resolved: dict[str, str | None] = {}
+        self._near: dict[str, list[tuple[str, int]]] = {}
         self._id_concepts = {i: concepts(_id_words(i)) for i in ids}
+
+    def near(self, node_id: str) -> list[tuple[str, int]]:
+        """Nodes within 1 + CHAIN_BRIDGE_MAX_SKIP hops of `node_id`, nearest first, each
+        with the number of nodes between (computed once per node)."""
+        hit = self._near.get(node_id)
+        if hit is None:
+            hit = []
+            seen = {node_id}
+            frontier = [node_id]
+            for between in range(CHAIN_BRIDGE_MAX_SKIP + 1):
+                nxt = []
+                for cur in frontier:
+                    for nb in self.store.out_neighbours(cur):
+                        if nb.id not in seen:
+                            seen.add(nb.id)
+                            hit.append((nb.id, between))
+                            nxt.append(nb.id)
+                frontier = nxt
+            self._near[node_id] = hit
+        return hit
 
     def coverage(self, node_id: str, found: set[str] | frozenset[str]) -> float:
         """Weighted share of a node's concepts that `found` contains."""

@@ -115,7 +115,9 @@ class Sentence:
     line: int  # index among the body's non-blank lines
 
 
-_ABBREVIATION = re.compile(r"\b(?:dr|mr|ms|mrs|prof|st|vs|e\.g|i\.e|etc|inc|ltd|approx)\.$", re.I)
+_ABBREVIATIONS = frozenset(
+    ("dr.", "mr.", "ms.", "mrs.", "prof.", "st.", "vs.", "e.g.", "i.e.", "etc.", "inc.", "ltd.")
+)
 _LINE_SPLIT = re.compile(r"(?<=[.!?])\s+")
 
 
@@ -123,6 +125,7 @@ def sentences(body: str) -> list[Sentence]:
     """The body's sentences in order (each line is split at end marks, never across
     lines; "Dr. Hoffmann" stays one sentence), with their concepts."""
     out: list[Sentence] = []
+    known = _CONCEPTS
     para = 0
     line_no = 0
     blank = False
@@ -134,24 +137,32 @@ def sentences(body: str) -> list[Sentence]:
         if blank:
             para += 1
             blank = False
-        parts = _LINE_SPLIT.split(line) if ("." in line or "!" in line or "?" in line) else [line]
-        merged: list[str] = []
-        for part in parts:
-            if merged and _ABBREVIATION.search(merged[-1]):
-                merged[-1] = f"{merged[-1]} {part}"
-            else:
-                merged.append(part)
+        if "." in line or "!" in line or "?" in line:
+            merged: list[str] = []
+            for part in _LINE_SPLIT.split(line):
+                if merged and merged[-1].rsplit(None, 1)[-1].lower() in _ABBREVIATIONS:
+                    merged[-1] = f"{merged[-1]} {part}"
+                else:
+                    merged.append(part)
+        else:
+            merged = [line]
         for text in merged:
             toks = TOKEN.findall(text.lower())
-            out.append(Sentence(text, toks, concepts_of_tokens(toks), para, line_no))
+            cs = {known.get(t, "") for t in toks}
+            if "" in cs:  # a word not seen before: work out its concept once
+                cs = concepts_of_tokens(toks)
+            else:
+                cs.discard(None)  # type: ignore[arg-type]
+            out.append(Sentence(text, toks, cs, para, line_no))  # type: ignore[arg-type]
         line_no += 1
     return out
 
 
 class PhraseSet:
     """Named groups of phrases, matched as whole words on token strings. Indexed by
-    first word, so a text costs one set intersection plus a substring test for the
-    few phrases whose first word occurs (much faster than one big alternation)."""
+    each phrase's longest word (the likeliest to be rare), so a text costs one set
+    intersection plus a substring test for the few phrases whose key word occurs
+    (much faster than one big alternation)."""
 
     def __init__(self, groups: dict[str, tuple[str, ...]]) -> None:
         self.index: dict[str, list[tuple[str, str]]] = {}
@@ -159,14 +170,15 @@ class PhraseSet:
             for phrase in phrases:
                 toks = TOKEN.findall(phrase.lower())
                 if toks:
-                    self.index.setdefault(toks[0], []).append((" ".join(toks), group))
+                    key = max(toks, key=len)
+                    self.index.setdefault(key, []).append((" ".join(toks), group))
         self._firsts = frozenset(self.index)
 
     def find(self, token_set: set[str] | frozenset[str], joined: str) -> dict[str, list[str]]:
         """Group -> phrases found; `joined` is " " + " ".join(tokens) + " "."""
         out: dict[str, list[str]] = {}
-        for first in self._firsts & token_set:
-            for phrase, group in self.index[first]:
-                if phrase == first or f" {phrase} " in joined:
+        for key in sorted(self._firsts & token_set):  # sorted: reasons are reproducible
+            for phrase, group in self.index[key]:
+                if phrase == key or f" {phrase} " in joined:
                     out.setdefault(group, []).append(phrase)
         return out

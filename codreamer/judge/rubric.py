@@ -36,8 +36,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from codreamer.graph.schema import is_product_feature
-
 # Every weight, band and cost stays importable from here.
 from codreamer.judge.bands import *  # noqa: F403
 from codreamer.judge.bands import (
@@ -55,6 +53,7 @@ from codreamer.judge.graph_criteria import (
     claims,
     grounding,
     pasted_share,
+    profile_in_graph,
     read_citations,
     relevance,
 )
@@ -80,6 +79,26 @@ if TYPE_CHECKING:  # networkx stays out of the import path
 __all__ = ["CRITERIA", "GATES", "GRAPH_CRITERIA", "WEIGHTED", "RubricJudge", "RubricWeights"]
 
 
+# A scenario as the judge uses it: its parsed view, the text and numbers an email
+# may state without a citation, and its profile as the graph can speak to it.
+_ScenarioView = tuple[ScenarioInfo, str, frozenset[str], dict[str, float] | None]
+
+_new = object.__new__
+_set = object.__setattr__
+
+
+def criterion(score: float, weight: float, reason: str) -> CriterionScore:
+    """A CriterionScore of trusted values, built without validation: what pydantic's
+    `model_construct` does, minus its per-field bookkeeping (a tenth of a judgement's
+    time). tests/judge/test_rubric.py checks it equals the validated model."""
+    c = _new(CriterionScore)
+    _set(c, "__dict__", {"score": score, "weight": weight, "reason": reason})
+    _set(c, "__pydantic_fields_set__", {"score", "weight", "reason"})
+    _set(c, "__pydantic_extra__", None)
+    _set(c, "__pydantic_private__", None)
+    return c
+
+
 class RubricJudge:
     """Scores emails against a graph (optional) and a scenario. Safe to share between
     threads for reads; its caches grow only with the graph and the scenarios seen."""
@@ -91,7 +110,7 @@ class RubricJudge:
         self.weights = weights or RubricWeights()
         self._w = self.weights.as_dict()
         self._index: GraphIndex | None = None
-        self._scenarios: dict[tuple[Any, ...], tuple[ScenarioInfo, str, frozenset[str]]] = {}
+        self._scenarios: dict[tuple[Any, ...], _ScenarioView] = {}
 
     @property
     def index(self) -> GraphIndex | None:
@@ -99,7 +118,7 @@ class RubricJudge:
             self._index = GraphIndex(self.store)
         return self._index
 
-    def _scenario_info(self, scenario: Scenario) -> tuple[ScenarioInfo, str, frozenset[str]]:
+    def _scenario_info(self, scenario: Scenario) -> _ScenarioView:
         p = scenario.prospect
         key = (p.name, p.company, p.title, p.industry, tuple(p.tech_stack), p.notes, scenario.goal)
         hit = self._scenarios.get(key)
@@ -111,7 +130,10 @@ class RubricJudge:
             )  # fmt: skip
             if len(self._scenarios) > 1024:
                 self._scenarios.clear()
-            hit = (scenario_info(scenario), allowed, allowed_numbers(allowed))
+            info = scenario_info(scenario)
+            index = self.index
+            possible = profile_in_graph(index, info) if index is not None else None
+            hit = (info, allowed, allowed_numbers(allowed), possible)
             self._scenarios[key] = hit
         return hit
 
@@ -129,7 +151,7 @@ class RubricJudge:
             return 1.0
         for c in citations:
             node = index.resolve(c)
-            if node is not None and is_product_feature(node):
+            if node is not None and node in index.feature_set:
                 return 1.0
         wsum = sum(self._w.values()) or 1.0
         return 1.0 - self._w["argument"] * (1.0 - CHAIN_INCOMPLETE_MAX) / wsum
@@ -138,7 +160,7 @@ class RubricJudge:
         self, email: FinalEmail, scenario: Scenario, sender: Sender | None = None
     ) -> Judgement:
         text = parse_email(email.subject or "", email.body or "")
-        info, allowed, numbers = self._scenario_info(scenario)
+        info, allowed, numbers, possible = self._scenario_info(scenario)
         if sender is not None:
             allowed = f"{allowed} {sender.name} {sender.company or ''} {sender.title or ''}"
         index = self.index
@@ -161,7 +183,7 @@ class RubricJudge:
                 index.coverage(f, text.concepts) >= PRODUCT_SHOWN for f in index.features
             )
         if info.has_profile:
-            results["relevance"] = relevance(index, cites, text, info)
+            results["relevance"] = relevance(index, cites, text, info, possible)
         else:
             results["relevance"] = (0.0, "nothing known of the prospect: not scored")
             weights["relevance"] = 0.0
@@ -180,10 +202,10 @@ class RubricJudge:
         quality = sum(weights[n] * results[n][0] for n in WEIGHTED) / wsum
         total = round(clamp(quality * results["english"][0] * mult), 4)
         criteria = {
-            n: CriterionScore.model_construct(
-                score=round(clamp(results[n][0]), 4),
-                weight=round(weights[n] / wsum, 4) if n in weights else 0.0,
-                reason=results[n][1],
+            n: criterion(
+                round(clamp(results[n][0]), 4),
+                round(weights[n] / wsum, 4) if n in weights else 0.0,
+                results[n][1],
             )
             for n in CRITERIA
         }

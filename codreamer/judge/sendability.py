@@ -89,6 +89,7 @@ _PLACEHOLDER_LINES = frozenset(
     ("your name", "your company", "your title", "your company name", "your position",
      "your phone number", "your email", "name", "company")
 )  # fmt: skip
+_HASH_ID = re.compile(r"-[0-9a-f]{8}\b")
 _NODE_ID = re.compile(
     r"\b[a-z0-9]+(?:-[a-z0-9]+)*-[0-9a-f]{8}\b|\bCustomer Job\b|\bProduct Feature\b"
 )
@@ -100,21 +101,24 @@ _BAD_URL = re.compile(
     re.IGNORECASE,
 )
 _CAPS_WORD = re.compile(r"\b[A-Z]{4,}\b")
+_CAPS_RUN = re.compile(r"[A-Z]{4}")
 _SELL_VERBS = frozenset(concept(w) for w in SELL_VERBS)
 _FIRST_PERSON_SELLER = frozenset(("we", "our", "us"))
 
 
 def _placeholder(email: EmailText, lex: dict[str, list[str]]) -> str | None:
     for text in (email.subject, email.body):
-        for m in _BRACKET.finditer(text):
-            inner = set(TOKEN.findall(m.group(1).lower()))
-            if inner & _PLACEHOLDER_WORDS or inner <= {"x", "xx", "xxx", "..."}:
-                return m.group(0)
-        m2 = _TEMPLATE.search(text)
-        if m2:
-            return m2.group(0)
+        if "[" in text:
+            for m in _BRACKET.finditer(text):
+                inner = set(TOKEN.findall(m.group(1).lower()))
+                if inner & _PLACEHOLDER_WORDS or inner <= {"x", "xx", "xxx", "..."}:
+                    return m.group(0)
+        if "{" in text or "<" in text or "TODO" in text or "TBD" in text or "FIXME" in text:
+            m2 = _TEMPLATE.search(text)
+            if m2:
+                return m2.group(0)
     for line in email.lines:
-        if line.lower().strip(" ,.") in _PLACEHOLDER_LINES:
+        if len(line) <= 24 and line.lower().strip(" ,.") in _PLACEHOLDER_LINES:
             return line
     if "fake name" in lex:
         return lex["fake name"][0]
@@ -131,6 +135,9 @@ def _repetition(email: EmailText, info: ScenarioInfo) -> list[tuple[str, float]]
     if extra:
         cost = min(COST_REPEAT_MAX, COST_REPEAT_NAME * extra)
         out.append((f"name/company used {name_uses + company_uses} times", cost))
+    # A phrase used 3+ times has a content word used 3+ times: without one, skip.
+    if not any(n >= 3 and t not in EN_FUNCTION_WORDS for t, n in counts.items()):
+        return out
     toks = [t for s in email.prose for t in s.tokens]
     grams = Counter(zip(toks, toks[1:], toks[2:], toks[3:], strict=False))
     repeated = sorted(((n, g) for g, n in grams.items() if n >= 3), reverse=True)
@@ -180,7 +187,10 @@ def _confused(email: EmailText, info: ScenarioInfo, sender: Sender | None) -> st
         is_sender = sender is not None and info.first in TOKEN.findall(sender.name.lower())
         if info.first and signed_as_prospect and not is_sender:
             return "signed with the prospect's name"
-    if info.writes_as is not None and (m := info.writes_as.search(email.lower)) is not None:
+    mentions = (info.first and info.first in email.counts) or (
+        info.company_word and info.company_word in email.counts
+    )
+    if mentions and info.writes_as is not None and (m := info.writes_as.search(email.lower)):
         return f"writes as the prospect ({m.group(0)!r})"
     if sender is not None and email.greeting:
         g = set(TOKEN.findall(email.lines[0].lower()))
@@ -242,8 +252,12 @@ def sendability(
     if (p := _placeholder(email, lex)) is not None:
         found.append((f"placeholder {p[:30]!r}", COST_PLACEHOLDER))
     meta = lex["meta"][0] if "meta" in lex else None
-    if meta is None and (m := _NODE_ID.search(email.body)) is not None:
-        meta = m.group(0)
+    body = email.body
+    if meta is None and (
+        "Customer Job" in body or "Product Feature" in body or _HASH_ID.search(body)
+    ):
+        m = _NODE_ID.search(body)
+        meta = m.group(0) if m else None
     if meta is not None:
         found.append((f"graph talk {meta!r}", COST_GRAPH_META))
     found.extend(_repetition(email, info))
@@ -311,7 +325,8 @@ def sendability(
                 COST_PASTE * (pasted - PASTE_SENDABLE) / (1 - PASTE_SENDABLE),
             )
         )
-    caps = _CAPS_WORD.findall(f"{email.subject}\n{email.body}")
+    both = f"{email.subject}\n{email.body}"
+    caps = _CAPS_WORD.findall(both) if _CAPS_RUN.search(both) else []
     spam = lex.get("spam", [])
     if len(caps) > 2 or "!!" in email.body or "!!" in email.subject or spam:
         found.append((f"shouting or spam words {(spam or caps or ['!!'])[0]!r}", COST_SHOUTING))

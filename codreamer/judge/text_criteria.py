@@ -192,14 +192,15 @@ def parse_email(subject: str, body: str) -> EmailText:
     token_set.update(subject_tokens)
     joined = f" {' '.join(subject_tokens)} | {' '.join(tokens)} "
     lines = [ln.strip() for ln in body.strip().splitlines() if ln.strip()]
+    head = lines[0] if lines else ""
     greeting = (
         bool(lines)
-        and len(lines[0].split()) <= 6
-        and bool(_GREETING.match(_HONORIFIC_DOT.sub(r"\1", lines[0])))
+        and len(head.split()) <= 6
+        and bool(_GREETING.match(_HONORIFIC_DOT.sub(r"\1", head) if "." in head else head))
     )
     signoff_at: int | None = None
     for i in range(len(lines) - 1, max(len(lines) - 5, 0), -1):
-        if _SIGNOFF.match(lines[i]) and len(lines[i].split()) <= 5:
+        if len(lines[i].split()) <= 5 and _SIGNOFF.match(lines[i]):
             signoff_at = i
             break
     bare_name = len(lines) >= 3 and _NAME_LINE.match(lines[-1]) and len(lines[-1].split()) <= 4
@@ -209,9 +210,7 @@ def parse_email(subject: str, body: str) -> EmailText:
     first = 1 if greeting else 0
     end = signoff_at if signoff_at is not None else len(lines)
     prose = [s for s in sents if first <= s.line < end]
-    all_concepts: set[str] = set()
-    for s in sents:
-        all_concepts |= s.concepts
+    all_concepts: set[str] = set().union(*(s.concepts for s in sents))
     en, lang, share = language_shares(counts, len(tokens)) if tokens else (0.0, "", 0.0)
     return EmailText(
         subject, body, lower, tokens, counts, all_concepts, token_set, joined, sents, lines,

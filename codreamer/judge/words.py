@@ -36,24 +36,24 @@ FOREIGN_FUNCTION_WORDS: dict[str, frozenset[str]] = {
     ),
     "German": _words(
         """der das und ist nicht mit für sie ich wir ein eine einen einem einer zu den dem
-        auf auch es sich bei ihr ihre ihren oder wie sind uns werden wird haben hat sehr
+        auf auch es sich bei ihr ihre ihren oder wie sind uns werden wird haben sehr
         kann können unser unsere unseren ihnen über nach vom zum zur"""
     ),
     "Italian": _words(
-        """il lo gli della delle dei degli che per con una non sono questo questa nostro nostra
-        vostro vostra siamo anche più molto come ma del nel nella alla alle ci vi"""
+        """il lo gli della delle dei degli che con una sono questo questa nostro nostra
+        vostro vostra siamo anche più molto del nel nella alla alle ci vi"""
     ),
     "Portuguese": _words(
         """os das dos uma não com para por que mais muito nosso nossa você vocês está são também
-        pelo pela ao aos na nas no nos"""
+        pelo pela ao aos nas"""
     ),
     "Dutch": _words(
-        """het een van en niet met voor zijn wij jullie ons onze ook maar dat deze bij naar
+        """het een en niet met voor zijn wij jullie ons onze ook maar deze bij naar
         hebben heeft wordt kunnen"""
     ),
     "Spanish": _words(
         """el los las y del por para con una que su sus lo como más pero nuestro nuestra
-        usted ustedes es está están son muy sobre también le les se mi tu"""
+        usted ustedes es está están muy sobre también le les se mi tu"""
     ),
 }
 

@@ -449,3 +449,51 @@ def test_deterministic(judge: RubricJudge, weave: GraphStore) -> None:
     b = RubricJudge(weave).judge(GOOD, SCENARIO)
     assert a == b
     assert a.model_dump_json() == judge.judge(GOOD, SCENARIO).model_dump_json()
+
+
+def test_fast_criterion_equals_the_validated_model() -> None:
+    from codreamer.judge.rubric import criterion
+    from codreamer.models import CriterionScore, Judgement
+
+    fast = criterion(0.5, 0.2, "why")
+    slow = CriterionScore(score=0.5, weight=0.2, reason="why")
+    assert fast == slow and fast.model_dump() == slow.model_dump()
+    assert fast.model_copy(update={"score": 0.1}).score == 0.1
+    j = Judgement(total=0.5, criteria={"a": slow})
+    assert (
+        Judgement.model_validate_json(
+            Judgement.model_construct(total=0.5, criteria={"a": fast}).model_dump_json()
+        )
+        == j
+    )
+
+
+def test_reasons_are_reproducible_across_processes(weave: GraphStore) -> None:
+    """Reasons end up in artifacts that must be byte-identical for the same seed; set
+    iteration order varies with PYTHONHASHSEED, so nothing may depend on it."""
+    import json
+    import subprocess
+    import sys
+
+    probe = (
+        "import json, sys\n"
+        "sys.path.insert(0, 'tests/judge')\n"
+        "import test_rubric as t\n"
+        "from codreamer.judge.rubric import RubricJudge\n"
+        "from codreamer.loaders import load_graph\n"
+        "j = RubricJudge(load_graph(sys.argv[1]))\n"
+        "bad = t._with(t.GOOD, 'Would you be open', 'Act now, this is your last chance and it is urgent. Would you be open')\n"
+        "print(json.dumps([j.judge(e, t.SCENARIO).model_dump() for e in (t.GOOD, bad)]))\n"
+    )
+    kg = str(Path(__file__).resolve().parents[2].parent / "shared" / "kg" / "weave-feedback-5.json")
+    if not Path(kg).exists():
+        kg = str(Path(__file__).resolve().parents[3] / "shared" / "kg" / "weave-feedback-5.json")
+    outs = {
+        subprocess.run(
+            [sys.executable, "-c", probe, kg], capture_output=True, text=True, check=True,
+            env={"PYTHONHASHSEED": seed, "PATH": "/usr/bin:/bin"},
+            cwd=Path(__file__).resolve().parents[2],
+        ).stdout
+        for seed in ("1", "2", "3")
+    }  # fmt: skip
+    assert len(outs) == 1 and json.loads(outs.pop())
