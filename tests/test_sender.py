@@ -32,9 +32,13 @@ def test_the_request_sender_wins_over_settings(clean_llm_env: None, tmp_path: Pa
         CODREAMER_SENDER_NAME="Dana Whitfield",
     )
     catalog = Catalog(settings)
-    assert build_config(LearnLoopRequest(), settings, catalog).sender.name == "Dana Whitfield"
+    store = catalog.default_graph()
+    default = build_config(LearnLoopRequest(), settings, catalog, store)
+    assert default.sender.name == "Dana Whitfield"
     req = LearnLoopRequest.model_validate({"sender": {"name": "Lee Ortiz", "title": "AE"}})
-    assert build_config(req, settings, catalog).sender == Sender(name="Lee Ortiz", title="AE")
+    assert build_config(req, settings, catalog, store).sender == Sender(
+        name="Lee Ortiz", title="AE"
+    )
 
 
 @pytest.mark.parametrize(

@@ -118,7 +118,8 @@ def claims(
                 continue  # "a 30-minute call", "five trucks", "two weeks"
             if 1990 <= value <= 2100 or value <= 12:
                 continue  # a year, a small count ("3 steps")
-        text = body[start - 1 if money else start : after.end() if after else end].strip()
+        stop = after.end(1) if after is not None and unit else end  # the number and its unit
+        text = body[start - 1 if money else start : stop].strip()
         out.append(text)
     triggers = CLAIM_TRIGGERS & email.token_set
     if not triggers:
