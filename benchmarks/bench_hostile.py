@@ -9,9 +9,9 @@ under the same 8-at-once pattern of small valid reads. Growth = hostile peak -
 RSS once started (no warm-up is subtracted).
 
 Kinds: 100,000 unknown edge targets (the issue's 15 MB amplifier), 100,000 nodes
-that are not objects, 1,000,000-deep nesting, a lone surrogate at the end, invalid
-UTF-8 at the end, a bare node list, a duplicate id repeated 40,000 times, a
-500,000-character node id with edges to unknown targets, a 2 MB feedback field,
+that are not objects (over the node cap), 19,000 duplicate ids, 19,000 nodes with
+unknown keys, 1,000,000-deep nesting, a lone surrogate at the end, invalid
+UTF-8 at the end, a bare node list, a 500,000-character node id with edges to unknown targets, a 2 MB feedback field,
 and a body over the limit.
 
     uv run python benchmarks/bench_hostile.py [--rounds 2]
@@ -92,8 +92,13 @@ def hostile_bodies() -> dict[str, tuple[str, bytes]]:
     def not_objects(n: int) -> bytes:
         return _dumps({"graph": _base_graph() + [7] * n})
 
-    def duplicate_ids(n: int) -> bytes:
-        return _dumps({"graph": _base_graph() + [{"id": "Customer Job"}] * n})
+    def duplicate_ids(n: int) -> bytes:  # within the 20,000-node cap
+        node = {"id": "Customer Job", "content": "c" * 80}
+        return _dumps({"graph": _base_graph() + [node] * n})
+
+    def unknown_keys(n: int) -> bytes:  # within the node cap, many keys each
+        keys = {f"k{j:x}": 0 for j in range(n)}
+        return _dumps({"graph": _base_graph() + [{"id": f"n{i}", **keys} for i in range(19_000)]})
 
     def long_id(n: int) -> bytes:
         g = _base_graph()
@@ -120,6 +125,7 @@ def hostile_bodies() -> dict[str, tuple[str, bytes]]:
         "100k_unknown_edge_targets": ("/learn-loop", _fill(unknown_targets)),
         "nodes_that_are_not_objects": ("/learn-loop", _fill(not_objects)),
         "duplicate_ids": ("/learn-loop", _fill(duplicate_ids)),
+        "unknown_node_keys": ("/learn-loop", _fill(unknown_keys)),
         "500k_char_id_unknown_targets": ("/learn-loop", _fill(long_id)),
         "deep_nesting": ("/learn-loop", deep),
         "lone_surrogate_at_end": ("/learn-loop", _fill(surrogate_at_end)),
@@ -133,15 +139,15 @@ def hostile_bodies() -> dict[str, tuple[str, bytes]]:
 class Sampler(threading.Thread):
     def __init__(self, pid: int) -> None:
         super().__init__(daemon=True)
-        self.pid, self.peak, self._stop = pid, 0.0, threading.Event()
+        self.pid, self.peak, self._done = pid, 0.0, threading.Event()
 
     def run(self) -> None:
-        while not self._stop.is_set():
+        while not self._done.is_set():
             self.peak = max(self.peak, _rss_mb(self.pid))
             time.sleep(0.01)
 
     def stop(self) -> float:
-        self._stop.set()
+        self._done.set()
         self.join()
         return max(self.peak, _rss_mb(self.pid))
 

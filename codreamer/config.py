@@ -57,9 +57,10 @@ class Settings(BaseSettings):
     max_queued_runs: int = Field(32, validation_alias="CODREAMER_MAX_QUEUED_RUNS")
     max_body_bytes: int = Field(2_000_000, validation_alias="CODREAMER_MAX_BODY_BYTES")
     # Bodies over 64 KiB parsed and validated at once; more wait their turn, so a burst
-    # of large hostile bodies cannot multiply the API's memory.
+    # of large hostile bodies cannot multiply the API's memory. (Parsing holds the GIL:
+    # a second one at a time would add memory, not throughput.)
     max_parallel_large_bodies: int = Field(
-        2, ge=1, validation_alias="CODREAMER_MAX_PARALLEL_BODIES"
+        1, ge=1, validation_alias="CODREAMER_MAX_PARALLEL_BODIES"
     )
     # Open GET /runs/{id}/events streams: in total, and per client address (429 beyond).
     max_event_streams: int = Field(64, ge=1, validation_alias="CODREAMER_MAX_EVENT_STREAMS")

@@ -43,13 +43,23 @@ class Problems:
         self.total = 0
 
     def add(self, where: str, message: str) -> None:
+        if len(self.kept) >= self.limit:  # counted only: a hostile input stays cheap
+            self.total += 1
+            return
         problem = GraphProblem(where, message)
         if problem in self._seen:
             return
         self.total += 1
-        if len(self.kept) < self.limit:
-            self.kept.append(problem)
-            self._seen.add(problem)
+        self.kept.append(problem)
+        self._seen.add(problem)
+
+    @property
+    def full(self) -> bool:
+        """No more problems will be kept: callers may skip composing their messages."""
+        return len(self.kept) >= self.limit
+
+    def count(self, n: int = 1) -> None:
+        self.total += n
 
     def __bool__(self) -> bool:
         return self.total > 0

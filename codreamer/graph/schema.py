@@ -13,7 +13,7 @@ from __future__ import annotations
 import difflib
 from collections import deque
 from collections.abc import Collection
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -68,6 +68,7 @@ def is_product_feature(node_id: str) -> bool:
 # `contnet` would otherwise drop the node's text and the email would get filler.
 NODE_KEYS = ("id", "content", "edge", "edges", "verification")
 EDGE_KEYS = ("target_id", "target", "relationship", "label", "rationale")
+_EDGE_KEY_SET = frozenset(EDGE_KEYS)
 VERIFICATION_KEYS = tuple(Verification.model_fields)
 
 
@@ -75,8 +76,14 @@ def _type_name(v: Any) -> str:
     return type(v).__name__ if v is not None else "null"
 
 
-def _unknown_keys(raw: dict[str, Any], known: tuple[str, ...], what: str) -> list[str]:
-    """One message per key that is not part of the schema, with the close one if any."""
+def _unknown_keys(
+    raw: dict[str, Any], known: tuple[str, ...], what: str, problems: Problems
+) -> list[str]:
+    """One message per key that is not part of the schema, with the close one if any.
+    Once no more problems are kept, the keys are only counted (no difflib per key)."""
+    if problems.full:
+        problems.count(sum(1 for key in raw if key not in known))
+        return []
     out = []
     for key in raw:
         if key in known:
@@ -87,32 +94,49 @@ def _unknown_keys(raw: dict[str, Any], known: tuple[str, ...], what: str) -> lis
     return out
 
 
-def _parse_edge(raw: Any, where: str, problems: Problems) -> Edge | None:
+# An edge as checked, before any model is built: (target, relationship, rationale).
+# Models are built only for a graph without problems, so a hostile graph of 100,000
+# bad edges costs tuples, not 100,000 pydantic objects.
+EdgeDraft = tuple[str, str, str]
+
+
+class NodeDraft(NamedTuple):
+    id: str
+    content: str
+    edges: list[EdgeDraft]
+    verification: Verification | None
+
+
+def _parse_edge(raw: Any, node_id: str, j: int, problems: Problems) -> EdgeDraft | None:
+    def where() -> str:
+        return f"edge #{j} of node {quote(node_id)}"
+
     if not isinstance(raw, dict):
-        problems.add(where, f"edge must be an object, got {_type_name(raw)}")
+        problems.add(where(), f"edge must be an object, got {_type_name(raw)}")
         return None
-    for message in _unknown_keys(raw, EDGE_KEYS, "edge"):
-        problems.add(where, message)
+    if not raw.keys() <= _EDGE_KEY_SET:
+        for message in _unknown_keys(raw, EDGE_KEYS, "edge", problems):
+            problems.add(where(), message)
     if "target_id" in raw and "target" in raw and raw["target_id"] != raw["target"]:
-        problems.add(where, "edge has both `target_id` and `target`, and they differ")
+        problems.add(where(), "edge has both `target_id` and `target`, and they differ")
     target = raw.get("target_id", raw.get("target"))
     if not isinstance(target, str):
         got = _type_name(target)
-        problems.add(where, f"edge needs a string `target_id` or `target`, got {got}")
+        problems.add(where(), f"edge needs a string `target_id` or `target`, got {got}")
         return None
     if not target.strip():
-        problems.add(where, "edge target is empty")
+        problems.add(where(), "edge target is empty")
         return None
     rel = raw.get("relationship", raw.get("label", ""))
     rationale = raw.get("rationale", "")
     ok = True
     for name, val in (("relationship", rel), ("rationale", rationale)):
         if val is not None and not isinstance(val, str):
-            problems.add(where, f"edge `{name}` must be a string, got {_type_name(val)}")
+            problems.add(where(), f"edge `{name}` must be a string, got {_type_name(val)}")
             ok = False
     if not ok:
         return None
-    return Edge(target=target, relationship=rel or "", rationale=rationale or "")
+    return (target, rel or "", rationale or "")
 
 
 def _parse_verification(raw: Any, where: str, problems: Problems) -> Verification | None:
@@ -121,7 +145,7 @@ def _parse_verification(raw: Any, where: str, problems: Problems) -> Verificatio
     if not isinstance(raw, dict):
         problems.add(where, f"`verification` must be an object, got {_type_name(raw)}")
         return None
-    unknown = _unknown_keys(raw, VERIFICATION_KEYS, "verification")
+    unknown = _unknown_keys(raw, VERIFICATION_KEYS, "verification", problems)
     for message in unknown:
         problems.add(where, message)
     try:
@@ -134,7 +158,7 @@ def _parse_verification(raw: Any, where: str, problems: Problems) -> Verificatio
     return None if unknown else verification
 
 
-def _parse_node(raw: Any, index: int, problems: Problems) -> Node | None:
+def _parse_node(raw: Any, index: int, problems: Problems) -> NodeDraft | None:
     if not isinstance(raw, dict):
         problems.add(f"node #{index}", f"must be an object, got {_type_name(raw)}")
         return None
@@ -146,7 +170,7 @@ def _parse_node(raw: Any, index: int, problems: Problems) -> Node | None:
         problems.add(f"node #{index}", "`id` is empty")
         return None
     where = f"node {quote(node_id)}"
-    for message in _unknown_keys(raw, NODE_KEYS, "node"):
+    for message in _unknown_keys(raw, NODE_KEYS, "node", problems):
         problems.add(where, message)
     content = raw.get("content", "")
     if content is None:
@@ -159,29 +183,29 @@ def _parse_node(raw: Any, index: int, problems: Problems) -> Node | None:
     raw_edges = raw.get("edges", raw.get("edge", []))
     if raw_edges is None:
         raw_edges = []
-    edges: list[Edge] = []
+    edges: list[EdgeDraft] = []
     if not isinstance(raw_edges, list):
         problems.add(where, f"`edges` must be a list, got {_type_name(raw_edges)}")
     else:
         for j, raw_edge in enumerate(raw_edges):
-            edge = _parse_edge(raw_edge, f"edge #{j} of node {quote(node_id)}", problems)
+            edge = _parse_edge(raw_edge, node_id, j, problems)
             if edge is not None:
                 edges.append(edge)
     verification = _parse_verification(raw.get("verification"), where, problems)
-    return Node(id=node_id, content=content, edges=edges, verification=verification)
+    return NodeDraft(node_id, content, edges, verification)
 
 
-def _has_path_to_feature(nodes: dict[str, Node]) -> bool:
+def _has_path_to_feature(nodes: dict[str, NodeDraft]) -> bool:
     seen = {CUSTOMER_JOB}
     queue = deque([CUSTOMER_JOB])
     while queue:
         cur = queue.popleft()
-        for e in nodes[cur].edges:
-            if e.target in nodes and e.target not in seen:
-                if is_product_feature(e.target):
+        for target, _, _ in nodes[cur].edges:
+            if target in nodes and target not in seen:
+                if is_product_feature(target):
                     return True
-                seen.add(e.target)
-                queue.append(e.target)
+                seen.add(target)
+                queue.append(target)
     return False
 
 
@@ -224,7 +248,7 @@ def parse_graph(data: Any, *, max_nodes: int | None = None) -> list[Node]:
         raise GraphValidationError([GraphProblem("graph", "has no nodes")])
 
     problems = Problems()
-    nodes: dict[str, Node] = {}
+    nodes: dict[str, NodeDraft] = {}
     order: list[str] = []
     for i, raw in enumerate(data):
         node = _parse_node(raw, i, problems)
@@ -237,11 +261,11 @@ def parse_graph(data: Any, *, max_nodes: int | None = None) -> list[Node]:
         order.append(node.id)
 
     for node in nodes.values():
-        for j, e in enumerate(node.edges):
-            if e.target not in nodes:
+        for j, (target, _, _) in enumerate(node.edges):
+            if target not in nodes:
                 problems.add(
                     f"edge #{j} of node {quote(node.id)}",
-                    f"points to unknown node {quote(e.target)}",
+                    f"points to unknown node {quote(target)}",
                 )
 
     has_cj = CUSTOMER_JOB in nodes
@@ -257,7 +281,18 @@ def parse_graph(data: Any, *, max_nodes: int | None = None) -> list[Node]:
         )
     if problems:
         raise GraphValidationError(problems)
-    return [nodes[i] for i in order]
+    # Every value was checked above: build the models without validating them again.
+    return [
+        Node.model_construct(
+            id=d.id,
+            content=d.content,
+            edges=[
+                Edge.model_construct(target=t, relationship=r, rationale=x) for t, r, x in d.edges
+            ],
+            verification=d.verification,
+        )
+        for d in (nodes[i] for i in order)
+    ]
 
 
 def check_seed_nodes(node_ids: Collection[str], scenario: Scenario) -> None:
