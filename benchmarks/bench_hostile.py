@@ -11,8 +11,8 @@ RSS once started (no warm-up is subtracted).
 Kinds: 100,000 unknown edge targets (the issue's 15 MB amplifier), 100,000 nodes
 that are not objects (over the node cap), 19,000 duplicate ids, 19,000 nodes with
 unknown keys, 1,000,000-deep nesting, a lone surrogate at the end, invalid
-UTF-8 at the end, a bare node list, a 500,000-character node id with edges to unknown targets, a 2 MB feedback field,
-and a body over the limit.
+UTF-8 at the end, a bare node list, a 500,000-character node id with edges to
+unknown targets, a 2 MB feedback field, and a body over the limit.
 
     uv run python benchmarks/bench_hostile.py [--rounds 2]
 
