@@ -94,9 +94,13 @@ def error_body(detail: str, problems: list[dict[str, str]], total: int | None = 
         for p in problems[:MAX_PROBLEMS_SHOWN]
     ]
     count = max(total if total is not None else len(problems), len(shown))
-    if count > len(shown):
-        detail = f"{detail} (showing the first {len(shown)} of {count:,} problems)"
     return {"detail": clip(detail, 1000), "problems": shown, "problem_count": count}
+
+
+def count_detail(kind: str, total: int) -> str:
+    if total > MAX_PROBLEMS_SHOWN:
+        return f"{kind}: {total:,} problems; the first {MAX_PROBLEMS_SHOWN} are in `problems`"
+    return f"{kind}: {total:,} problems, listed in `problems`"
 
 
 def typed_error_body(exc: Exception) -> dict[str, Any]:
@@ -110,7 +114,7 @@ def typed_error_body(exc: Exception) -> dict[str, Any]:
             total = 1
     if total > 1:
         kind = "invalid graph" if isinstance(exc, GraphValidationError) else "invalid request"
-        detail = f"{kind}: {total:,} problems, listed in `problems`"
+        detail = count_detail(kind, total)
     else:
         detail = str(exc)
     return error_body(detail, problems, total)
@@ -190,7 +194,7 @@ def install_error_handlers(app: FastAPI) -> None:
         if total == 1:
             detail = f"{problems[0]['where']}: {problems[0]['message']}"
         else:
-            detail = f"invalid request: {total:,} problems, listed in `problems`"
+            detail = count_detail("invalid request", total)
         return JSONResponse(error_body(detail, problems, total), status_code=422)
 
     app.add_exception_handler(RequestValidationError, validation)
