@@ -110,3 +110,24 @@ def resolve_scenario(arg: str | None, settings: Settings) -> Scenario:
     raise ScenarioError(
         f"unknown scenario {arg!r} in {str(settings.scenarios_path)!r}; known ids: {known}"
     )
+
+
+def resolve_scenarios(args: list[str], settings: Settings) -> list[Scenario]:
+    """Several `--scenario`s: each an id from the scenarios file, a scenario file, or
+    a scenarios file (a list, whose entries may be marked `held_out`)."""
+    out: list[Scenario] = []
+    for arg in args:
+        if arg.endswith(".json") or Path(arg).is_file():
+            scenarios = load_scenarios(arg)
+            if not scenarios:
+                raise ScenarioError(f"scenario file {arg!r} holds no scenario")
+            out.extend(scenarios)
+        else:
+            out.append(resolve_scenario(arg, settings))
+    return out
+
+
+def sample_scenarios(settings: Settings) -> list[Scenario]:
+    """The scenarios file's scenarios (none when it does not exist)."""
+    path = settings.scenarios_path
+    return load_scenarios(path) if path.exists() else []

@@ -67,6 +67,7 @@ class Scenario(BaseModel):
     prospect: Prospect
     goal: str = Field(min_length=1)
     seed_nodes: list[str] = Field(default_factory=lambda: [CUSTOMER_JOB])
+    held_out: bool = False  # kept for evaluation (step 5), never trained on
 
     @field_validator("seed_nodes")
     @classmethod

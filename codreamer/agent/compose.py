@@ -1,47 +1,38 @@
-"""Render an email from a path through the knowledge graph (Jinja2 templates).
+"""Composer v2: render an email from a path through the knowledge graph (Jinja2).
 
-The embedded policy picks a path (which nodes, in order) and a style; this
-module turns them into the subject and body a person would send. It is pure
-(no I/O) and on the hot path (about a thousand emails a second), so the Jinja2
-environment and its templates are built once, at import, and the per-node text
-clean-up is memoised.
+The embedded policy picks the facts (a path from the seed to a Product Feature)
+and a style; this module turns them into an email a person would send. It is
+pure (no I/O) and on the hot path (thousands of emails a second), so templates
+are compiled once at import and per-node text work is memoised.
 
-Style choices, and how the rubric judge (`codreamer.judge.rubric`) sees them —
-they differ in quality the way real templates do, which is what gives the
-policy something to learn:
+What a composed email is:
 
-=======  =  ==============================================  ==========================
-choice   #  renders (example: scenario northfield-dairy-ops)  what the rubric notices
-=======  =  ==============================================  ==========================
-subject  0  "Priya, an idea for Northfield Dairy"           short, names prospect and
-                                                            company (best)
-subject  1  "A quick introduction"                          generic: no
-                                                            personalisation
-subject  2  "A few thoughts on how we might be able to      long: out of the subject
-            help Northfield Dairy with temperature          length band
-            excursions this quarter"
-opening  0  "Hi Priya," + "I have been reading about        first name, company and
-            Northfield Dairy's work in dairy distribution,  industry (best)
-            and one challenge stood out."
-opening  1  "Hi Priya," + "I wanted to share a thought      first name only
-            that may be relevant to you."
-opening  2  "Hello," + "I am writing to share some          no name, no company
-            information with you."
-cta      0  "Would you be open to a 20-minute discovery     the goal asked as a
-            call?"                                          question (full credit)
-cta      1  "I would welcome a 20-minute discovery call     the goal stated, not asked
-            whenever it suits you."                         (partial credit)
-=======  =  ==============================================  ==========================
+* 60-150 words in the standard length; a subject of at most 8 words.
+* Each fact is paraphrased, not pasted: the node's first sentence, cut to a
+  clause budget that depends on the length choice, with tangents ("just like
+  how ...", "similar to ...") dropped, and framed for the reader ("you", "your
+  team") by the sentence that introduces it.
+* Edge rationales are the reasoning between facts ("That matters because ...");
+  one that talks about the graph itself ("this node ...") is never used.
+* Transitions vary: every slot has several wordings, picked by a stable hash of
+  the prospect and the path, so two prospects rarely read the same sentences.
+* Signed by the sender (name, title, company); never a placeholder.
 
-Body, whatever the style: greeting; the opening sentence and the first node's
-content; one sentence per further hop (a connective, the node's content, and the
-edge's rationale trimmed to a clause when it reads as prose); the product (the
-Product Feature node's content) when the path reaches one, otherwise an offer to
-compare notes; the call to action; a sign-off with the sender (DESIGN §2).
+The style (`EmailStyle`), each an index into a small list of choices:
+
+    angle     0 risk: lead with what goes wrong    1 outcome: lead with what changes
+              2 how: walk through how it works
+    register  0 peer: "Hi Priya," ... "Best,"      1 formal: "Dear Priya Natarajan," ...
+              "Kind regards,"
+    length    0 brief (short clauses, no reasons)  1 standard (the product's reason)
+              2 detailed (every step's reason)
+    ask       0 soft question carrying the goal    1 direct: the goal with a time
+    subject   0 "<topic> at <company>"             1 "<first name>, a question on <topic>"
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -55,34 +46,55 @@ from codreamer.models import CUSTOMER_JOB, FinalEmail, Scenario, Sender
 if TYPE_CHECKING:  # networkx stays out of the import path
     from codreamer.graph.store import GraphStore
 
-N_SUBJECTS = 3
-N_OPENINGS = 3
-N_CTAS = 2
-DEFAULT_SENDER = Sender()
+ANGLES = ("risk", "outcome", "how")
+REGISTERS = ("peer", "formal")
+LENGTHS = ("brief", "standard", "detailed")
+ASKS = ("soft", "direct")
+SUBJECTS = ("topic", "question")
+STYLE_CHOICES: tuple[tuple[str, int], ...] = (
+    ("angle", len(ANGLES)),
+    ("register", len(REGISTERS)),
+    ("length", len(LENGTHS)),
+    ("ask", len(ASKS)),
+    ("subject", len(SUBJECTS)),
+)
+# Prospect names that mean "no one in particular" (the neutral reader of a run on
+# a graph of its own): greeted with "Hello,", never by name.
+NEUTRAL_NAMES = frozenset({"there", "reader", "colleague"})
 
 
 @dataclass(frozen=True, slots=True)
 class EmailStyle:
-    """The style part of the embedded policy's action: indices into the template lists."""
+    """The style part of the embedded policy's action: an index per choice."""
 
+    angle: int = 0
+    register: int = 0
+    length: int = 1
+    ask: int = 0
     subject: int = 0
-    opening: int = 0
-    cta: int = 0
 
     def __post_init__(self) -> None:
-        for name, value, n in (
-            ("subject", self.subject, N_SUBJECTS),
-            ("opening", self.opening, N_OPENINGS),
-            ("cta", self.cta, N_CTAS),
-        ):
+        for name, n in STYLE_CHOICES:
+            value = getattr(self, name)
             if not 0 <= value < n:
                 raise ValueError(f"EmailStyle.{name} must be in [0, {n - 1}], got {value}")
 
+    def as_dict(self) -> dict[str, int]:
+        return {name: getattr(self, name) for name, _ in STYLE_CHOICES}
 
-DEFAULT_STYLE = EmailStyle(0, 0, 0)
-ALL_STYLES: tuple[EmailStyle, ...] = tuple(
-    EmailStyle(s, o, c) for s in range(N_SUBJECTS) for o in range(N_OPENINGS) for c in range(N_CTAS)
-)
+
+DEFAULT_STYLE = EmailStyle()
+DEFAULT_SENDER = Sender()
+
+
+def _all_styles() -> tuple[EmailStyle, ...]:
+    out = [EmailStyle()]
+    for name, n in STYLE_CHOICES:
+        out = [EmailStyle(**{**s.as_dict(), name: k}) for s in out for k in range(n)]
+    return tuple(out)
+
+
+ALL_STYLES: tuple[EmailStyle, ...] = _all_styles()
 
 # --- templates (compiled once) ------------------------------------------------
 
@@ -91,76 +103,212 @@ _ENV = jinja2.Environment(
     undefined=jinja2.StrictUndefined,
     keep_trailing_newline=False,
 )
+_T = _ENV.from_string
 
-_SUBJECTS = tuple(
-    _ENV.from_string(src)
-    for src in (
-        "{% if company %}{{ first }}, an idea for {{ company }}"
-        "{% else %}{{ first }}, an idea on {{ topic }}{% endif %}",
-        "A quick introduction",
-        "A few thoughts on how we might be able to help {{ company or 'your team' }}"
-        " with {{ topic }} this quarter",
-    )
-)
+_GREETING = ("Hi {first},", "Dear {full},")
+_SIGNOFF = ("Best,", "Kind regards,")
 
-_GREETINGS = ("Hi {{ first }},", "Hi {{ first }},", "Hello,")
-_OPENINGS = (
-    "I have been reading about {{ company + \"'s\" if company else 'your' }} work"
-    "{% if industry %} in {{ industry }}{% endif %}, and one challenge stood out.",
-    "I wanted to share a thought that may be relevant to you.",
-    "I am writing to share some information with you.",
-)
-_CTAS = (
-    "{% if obj %}Would you be open to {{ obj }}?"
-    "{% else %}Would you be open to the following: {{ goal }}?{% endif %}",
-    "{% if obj %}I would welcome {{ obj }} whenever it suits you."
-    "{% else %}I would like to propose the following: {{ goal }}.{% endif %}",
-)
-
-# Paragraphs are joined explicitly ("\n\n") so that optional parts never leave
-# stray blank lines; whitespace control (`{%-`) keeps the source readable.
-_BODY_SRC = (
-    "{{ greeting }}\n\n"
-    "{{ opening }}{% if first_fact %} {{ first_fact }}{% endif %}\n\n"
-    "{% for hop in middle %}{{ hop }}\n\n{% endfor %}"
-    "{% if product %}This is where we can help. {{ product }}"
-    "{% else %}I would be glad to share how other teams are tackling this.{% endif %}\n\n"
-    "{{ cta }}\n\n"
-    "Best regards,\n{{ sender }}"
-)
-
-# One body template per (opening, cta): greeting/opening/cta text is inlined so a
-# render is a single template call.
-_BODIES = {
-    (o, c): _ENV.from_string(
-        _BODY_SRC.replace("{{ greeting }}", _GREETINGS[o])
-        .replace("{{ opening }}", _OPENINGS[o])
-        .replace("{{ cta }}", _CTAS[c])
-    )
-    for o in range(N_OPENINGS)
-    for c in range(N_CTAS)
+# Opening lines that frame the first fact (the customer's job) for the reader.
+# Several wordings per (angle, register); which one is a stable hash (see _pick).
+_OPEN = {
+    ("risk", "peer"): (
+        "Running {what}, you will know the pressure behind this:",
+        "One thing I keep hearing from {peers}:",
+        "You know this part of {what} better than I do:",
+    ),
+    ("risk", "formal"): (
+        "Many {peers} describe the same pressure:",
+        "I am writing about a risk that {peers} often raise:",
+    ),
+    ("outcome", "peer"): (
+        "A quick thought on {what} at {where}:",
+        "I had {where} in mind when I read this:",
+        "Something that could change your week at {where}:",
+    ),
+    ("outcome", "formal"): (
+        "I would like to share an idea for {where}:",
+        "I am writing with a suggestion for {where}:",
+    ),
+    ("how", "peer"): (
+        "Here is how I see the problem from your side:",
+        "Let me lay out the chain as I understand it for {where}:",
+    ),
+    ("how", "formal"): (
+        "Allow me to set out the problem as I understand it:",
+        "Briefly, here is how the problem looks from your side:",
+    ),
 }
-
-# Connectives that open each further hop's sentence, cycled.
-_CONNECTIVES = (
-    "That leads to a related point:",
-    "In turn, there is a further link:",
-    "Which brings us to this:",
-    "On top of that:",
+# Introducing a further fact: the edge's relationship carries the logic.
+_STEP = (
+    "On your side, that shows up as this:",
+    "For your team, the knock-on effect is this:",
+    "That in turn means:",
+    "Which leads to a second problem:",
+    "From there it gets harder:",
 )
+_BECAUSE = ("That matters because", "This is important since", "The reason:")
+_PRODUCT = {
+    "risk": (
+        "That is the gap {seller} closes.",
+        "This is exactly where {seller} helps.",
+    ),
+    "outcome": (
+        "Here is what changes with {seller}.",
+        "With {seller}, that picture changes.",
+    ),
+    "how": (
+        "This is how {seller} fits in.",
+        "Here is how {seller} handles it.",
+    ),
+}
+_NO_PRODUCT = (
+    "I would be glad to compare notes on how other teams handle this.",
+    "Happy to share how similar teams are tackling it.",
+)
+_ASK = {
+    ("soft", "peer"): (
+        "Would {obj} be worth it to see whether this fits?",
+        "Open to {obj} to see whether it fits your setup?",
+    ),
+    ("soft", "formal"): (
+        "Would you be open to {obj} to explore whether this is a fit?",
+        "Might you have time for {obj} in the coming weeks?",
+    ),
+    ("direct", "peer"): (
+        "Could we book {obj} next Tuesday or Wednesday?",
+        "Do you have time for {obj} this week or next?",
+    ),
+    ("direct", "formal"): (
+        "Could we schedule {obj} next Tuesday or Wednesday?",
+        "May I propose {obj} early next week?",
+    ),
+}
+# The email itself: one Jinja2 render per email; the sentences inside it are
+# assembled with str.format from the slot wordings above (cheap, and on the hot path).
+_BODY = _T(
+    "{{ greeting }}\n\n"
+    "{% for p in paragraphs %}{{ p }}\n\n{% endfor %}"
+    "{{ signoff }}\n{{ signature }}"
+)
+
+
+@lru_cache(maxsize=65536)
+def _index(n: int, key: str, slot: str) -> int:
+    h = hashlib.blake2b(f"{key}|{slot}".encode(), digest_size=4).digest()
+    return int.from_bytes(h, "big") % n
+
+
+def _pick(options: tuple[str, ...], key: str, slot: str) -> str:
+    """A stable choice among wordings: the same email every time for the same
+    prospect and path, different sentences for different prospects."""
+    return options[_index(len(options), key, slot)]
+
 
 # --- text helpers (memoised: the same node text recurs in every rollout) ------------
 
 _WS = re.compile(r"\s+")
-_SENT_END = re.compile(r"(?<=[.!?])\s+")
-_META_RATIONALE = re.compile(r"\bnodes?\b|current_node|need/challenge", re.IGNORECASE)
+_SENT_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+_META_RATIONALE = re.compile(
+    r"\bnodes?\b|current_node|need/challenge|\bthis concept\b|product's capabilities",
+    re.IGNORECASE,
+)
+# Tangents and analogies a paraphrase drops ("..., just like how waffles ...").
+_TANGENT = re.compile(
+    r",?\s+(?:just\s+(?:like|as)|much\s+like|similar\s+to|akin\s+to|as\s+one\s+might|"
+    r"like\s+how|which\s+can\s+also\s+be|and\s+(?:it\s+)?(?:they\s+)?can\s+also\s+be|"
+    r"which\s+can\s+be\s+complemented|can\s+be\s+complemented)\b.*$",
+    re.IGNORECASE,
+)
 _HASH_SUFFIX = re.compile(r"[-_][0-9a-f]{6,}$")
 _GOAL_VERB = re.compile(
     r"^(?:secure|book|schedule|arrange|set\s+up|get|land|start|run|organi[sz]e|hold|plan|"
     r"propose|request|win|obtain|confirm|have)\s+(?=(?:a|an|the|one|two|three|\d)\b)",
     re.IGNORECASE,
 )
-_MAX_RATIONALE_WORDS = 24
+# Words limits per clause for brief / standard / detailed.
+_FACT_WORDS = (14, 24, 30)
+_MAX_RATIONALE_WORDS = 22
+# First words that are safe to lower-case after a lead-in ("Most losses ..." ->
+# "most losses ..."); anything else (a name, an acronym) keeps its case.
+_LOWERABLE = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "most",
+        "many",
+        "every",
+        "each",
+        "some",
+        "any",
+        "all",
+        "no",
+        "one",
+        "two",
+        "three",
+        "several",
+        "few",
+        "without",
+        "with",
+        "during",
+        "when",
+        "while",
+        "if",
+        "once",
+        "after",
+        "before",
+        "since",
+        "because",
+        "as",
+        "in",
+        "on",
+        "at",
+        "for",
+        "from",
+        "by",
+        "to",
+        "of",
+        "demand",
+        "food",
+        "distribution",
+        "distributors",
+        "regional",
+        "refrigeration",
+        "manual",
+        "food",
+        "safety",
+        "temperature",
+        "drivers",
+        "experienced",
+        "cargo",
+        "grocers",
+        "synthetic",
+        "data",
+        "ai",
+        "model",
+        "models",
+        "methods",
+        "techniques",
+        "key",
+        "common",
+        "creating",
+        "challenges",
+        "precision",
+        "development",
+        "generates",
+        "validates",
+        "requires",
+        "defines",
+        "efficiently",
+        "evaluating",
+        "there",
+        "this",
+        "these",
+        "those",
+        "it",
+        "its",
+    ]
+)
 
 
 @lru_cache(maxsize=65536)
@@ -175,13 +323,56 @@ def as_sentence(text: str) -> str:
     return t
 
 
+_BOUNDARY = re.compile(r",\s|;\s|\s—\s|\s(?:and|which|so|while|because|but|often|usually)\s")
+
+
+def _cut_words(text: str, limit: int) -> str:
+    """About `limit` words, cut only at a clause boundary (never mid-phrase): the
+    last boundary within the limit, else the first one within 1.5x the limit, else
+    the whole clause."""
+    words = text.split()
+    if len(words) <= limit:
+        return text
+    cuts = [m.start() for m in _BOUNDARY.finditer(text)]
+    lengths = [(c, len(text[:c].split())) for c in cuts]
+    inside = [c for c, n in lengths if 6 <= n <= limit]
+    if inside:
+        return text[: inside[-1]]
+    beyond = [c for c, n in lengths if limit < n <= limit * 1.5]
+    return text[: beyond[0]] if beyond else text
+
+
+@lru_cache(maxsize=65536)
+def paraphrase(content: str, length: int = 1) -> str:
+    """A node's fact as one clean sentence: first sentence, tangents dropped,
+    cut to the length's word budget at a clause boundary."""
+    t = _WS.sub(" ", content).strip()
+    if not t:
+        return ""
+    t = _SENT_END.split(t, maxsplit=1)[0].rstrip(".!? ")
+    t = _TANGENT.sub("", t).strip().rstrip(",;: ")
+    t = _cut_words(t, _FACT_WORDS[max(0, min(length, 2))])
+    return as_sentence(t)
+
+
+@lru_cache(maxsize=65536)
+def lowered(sentence: str) -> str:
+    """The sentence with its first word lower-cased when that is safe."""
+    if not sentence:
+        return sentence
+    first = sentence.split(" ", 1)[0]
+    if first.lower().strip(",.") in _LOWERABLE and not first[1:2].isupper():
+        return sentence[0].lower() + sentence[1:]
+    return sentence
+
+
 @lru_cache(maxsize=65536)
 def rationale_clause(rationale: str) -> str:
     """An edge rationale cut to one readable clause; "" when it talks about the graph itself."""
     t = _WS.sub(" ", rationale).strip()
     if not t or _META_RATIONALE.search(t):
         return ""
-    first = _SENT_END.split(t, maxsplit=1)[0]
+    first = re.split(r"(?<=[.!?])\s+", t, maxsplit=1)[0]
     first = re.split(r";| — | - ", first, maxsplit=1)[0].strip()
     words = first.split()
     if len(words) > _MAX_RATIONALE_WORDS:
@@ -205,20 +396,19 @@ def goal_object(goal: str) -> str:
 def topic_of(node_id: str) -> str:
     """A readable topic from a node id: 'data-use-cases-67d1b3c1' -> 'data use cases'."""
     t = _HASH_SUFFIX.sub("", node_id).replace("-", " ").replace("_", " ")
+    t = t.split(":")[-1]
     t = _WS.sub(" ", t).strip()
-    return t.lower() if t else "your work"
+    words = t.lower().split()[:3]
+    return " ".join(words) if words else "your work"
 
 
-def _hop_sentence(index: int, content: str, rationale: str) -> str:
-    connective = _CONNECTIVES[index % len(_CONNECTIVES)]
-    fact = as_sentence(content)
-    if not fact:
-        fact = "there is more to it."
-    # Every connective ends in a colon, so the fact keeps its own capitalisation
-    # (guessing which first words are proper nouns would be worse).
-    text = f"{connective} {fact}"
-    reason = rationale_clause(rationale)
-    return f"{text} {reason}" if reason else text
+def _because(rationale: str, key: str, i: int) -> str:
+    clause = rationale_clause(rationale)
+    if not clause:
+        return ""
+    lead = _BECAUSE[(_index(len(_BECAUSE), key, "why") + i) % len(_BECAUSE)]
+    body = clause if lead.endswith(":") else lowered(clause)
+    return f"{lead} {body}"
 
 
 def compose_email(
@@ -226,50 +416,107 @@ def compose_email(
     path: list[str],
     scenario: Scenario,
     style: EmailStyle = DEFAULT_STYLE,
-    sender: Sender = DEFAULT_SENDER,
+    sender: Sender | None = None,
 ) -> FinalEmail:
-    """The email for `path` (node ids in order), to `scenario.prospect`, in `style`.
+    """The email for `path` (node ids in order), to `scenario.prospect`, in `style`,
+    signed by `sender` (name, company, title; default DEFAULT_SENDER).
 
     Citations are the path itself. A path that does not end at a Product Feature
     node still gives a sane email, without the product paragraph.
     """
+    sender = sender or DEFAULT_SENDER
     prospect = scenario.prospect
     first = prospect.first_name
+    full = " ".join(prospect.name.split()) or first
+    neutral = first.lower() in NEUTRAL_NAMES  # a reader we know nothing about
     company = (prospect.company or "").strip()
     industry = (prospect.industry or "").strip()
     goal = _WS.sub(" ", scenario.goal).strip().rstrip(".!?")
+    angle, register = ANGLES[style.angle], REGISTERS[style.register]
+    length, ask = style.length, ASKS[style.ask]
+    key = f"{prospect.name}|{company}|{'/'.join(path)}"
+    seller = (sender.company or "").strip() or "our team"
 
-    first_fact = as_sentence(store.content(path[0])) if path else ""
-    reaches_pf = len(path) > 0 and is_product_feature(path[-1])
-    middle_ids = path[1:-1] if reaches_pf else path[1:]
-    middle: list[str] = []
-    for i, nid in enumerate(middle_ids, start=1):
-        edge = store.edge(path[i - 1], nid)
-        middle.append(_hop_sentence(i - 1, store.content(nid), edge.rationale if edge else ""))
-    product = ""
-    if reaches_pf and len(path) > 1:
+    reaches_pf = bool(path) and is_product_feature(path[-1])
+    facts = path[:-1] if reaches_pf and len(path) > 1 else ([] if reaches_pf else path)
+    paras: list[str] = []
+
+    # The first fact (usually the customer's job), framed for the reader.
+    if facts:
+        what = f"{industry} operations" if industry else "a team like yours"
+        peers = f"{industry} teams" if industry else "teams like yours"
+        where = company or "your team"
+        lead = _pick(_OPEN[(angle, register)], key, "open").format(
+            what=what, peers=peers, where=where
+        )
+        fact = paraphrase(store.content(facts[0]), length)
+        paras.append(f"{lead} {lowered(fact)}" if fact else lead)
+
+    # Further facts: one sentence each, the edge's rationale as the reasoning.
+    steps: list[str] = []
+    start = _index(len(_STEP), key, "step")
+    for i, nid in enumerate(facts[1:], start=1):
+        fact = paraphrase(store.content(nid), length)
+        if not fact:
+            continue
+        intro = _STEP[(start + i) % len(_STEP)]  # consecutive: never the same twice
+        sentence = f"{intro} {lowered(fact)}"
+        if length == 2:
+            edge = store.edge(facts[i - 1], nid)
+            reason = _because(edge.rationale if edge else "", key, i)
+            if reason:
+                sentence += f" {reason}"
+        steps.append(sentence)
+    if steps:
+        paras.append(" ".join(steps))
+
+    # The product, with the reason the last step leads to it.
+    if reaches_pf:
         pf = path[-1]
-        edge = store.edge(path[-2], pf)
-        parts = [as_sentence(store.content(pf)), rationale_clause(edge.rationale if edge else "")]
-        product = " ".join(p for p in parts if p) or "Our product was built for exactly this."
-    elif reaches_pf:  # a path of only the Product Feature node
-        product = as_sentence(store.content(path[0]))
-        first_fact = ""
+        intro = _pick(_PRODUCT[angle], key, "product").format(seller=seller)
+        fact = paraphrase(store.content(pf), max(length, 1))
+        text = f"{intro} {fact}"
+        if length >= 1 and len(path) > 1:
+            edge = store.edge(path[-2], pf)
+            reason = rationale_clause(edge.rationale if edge else "")
+            if reason:
+                text += f" {reason}"
+        paras.append(text)
+    else:
+        paras.append(_pick(_NO_PRODUCT, key, "noproduct"))
 
-    topic = topic_of(path[1] if len(path) > 1 else path[0]) if path else "your work"
-    subject = _SUBJECTS[style.subject].render(first=first, company=company, topic=topic)
-    body = _BODIES[(style.opening, style.cta)].render(
-        first=first,
-        company=company,
-        industry=industry,
-        first_fact=first_fact,
-        middle=middle,
-        product=product,
-        obj=goal_object(goal),
-        goal=goal[:1].lower() + goal[1:] if goal else "",
-        sender=sender.signature(),
+    obj = goal_object(goal)
+    if obj:
+        paras.append(_pick(_ASK[(ask, register)], key, "ask").format(obj=obj))
+    else:
+        g = goal[:1].lower() + goal[1:] if goal else "a short call"
+        paras.append(f"Would you be open to this: {g}?")
+
+    greeting = "Hello," if neutral else _GREETING[style.register].format(first=first, full=full)
+    body = _BODY.render(
+        greeting=greeting,
+        paragraphs=paras,
+        signoff=_SIGNOFF[style.register],
+        signature=sender.signature(),
     )
-    return FinalEmail(subject=subject, body=body, citations=list(path))
+    topic = topic_of(_subject_node(path))
+    if neutral or style.subject == 0:
+        subject = f"{topic[:1].upper()}{topic[1:]} at {company or 'your team'}"
+    else:
+        subject = f"{first}, a question on {topic}"
+    return FinalEmail(subject=_cap_words(subject, 8), body=body, citations=list(path))
+
+
+def _subject_node(path: list[str]) -> str:
+    for nid in path[1:]:
+        if not is_product_feature(nid):
+            return nid
+    return path[0] if path else CUSTOMER_JOB
+
+
+def _cap_words(text: str, n: int) -> str:
+    words = text.split()
+    return " ".join(words[:n])
 
 
 def shortest_path(store: GraphStore, source: str | None = None) -> list[str]:

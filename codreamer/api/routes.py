@@ -33,6 +33,7 @@ from codreamer.config import Settings
 from codreamer.errors import RunNotFoundError
 from codreamer.judge.feedback import FeedbackPost
 from codreamer.loop.artifacts import append_jsonl, check_run_id
+from codreamer.loop.scenarios import describe
 
 # Declared for the OpenAPI page (its Authorize button); require_key does the check.
 bearer = HTTPBearer(auto_error=False, description="CODREAMER_API_KEY, when the server sets one.")
@@ -84,7 +85,7 @@ def learn_loop(request: Request, body: LearnLoopRequest | None = None) -> RunAcc
     optional, so is the body: none means all defaults."""
     body = body or LearnLoopRequest()
     app = request.app
-    paths, position = service.start_run(
+    paths, position, config = service.start_run(
         body, app.state.settings, app.state.catalog, app.state.manager
     )
     return RunAccepted(
@@ -92,6 +93,7 @@ def learn_loop(request: Request, body: LearnLoopRequest | None = None) -> RunAcc
         status="queued",
         queue_position=position,
         results_path=service.store_relative(paths, app.state.settings),
+        prospects=describe(config.scenarios) + describe(config.eval_scenarios),
         **_urls(request, paths.run_id),
     )
 

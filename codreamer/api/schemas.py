@@ -82,7 +82,14 @@ class LearnLoopRequest(BaseModel):
     scenario: str | ScenarioIn | None = Field(
         None,
         description="A scenario id from GET /scenarios, or a scenario object "
-        "(`prospect` with at least `name`, and `goal`). Default: the first scenario.",
+        "(`prospect` with at least `name`, and `goal`). Default: the sample prospects "
+        "on the default graph; a neutral reader on a graph of your own.",
+    )
+    scenarios: list[str | Scenario] | None = Field(
+        None,
+        max_length=64,
+        description="Several training scenarios (ids or objects); each iteration draws a "
+        "group for every one. Objects with `held_out: true` are evaluated, not trained on.",
     )
     policy: Literal["embedded", "openai", "art"] | None = None
     judge: Literal["rubric", "llm", "ruler"] | None = None
@@ -104,6 +111,10 @@ class RunAccepted(BaseModel):
     status_url: str
     events_url: str
     graph_url: str
+    prospects: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="Who the run writes to: the training prospects, then the held-out ones.",
+    )
 
 
 class RunSummary(BaseModel):

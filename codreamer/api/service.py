@@ -87,18 +87,23 @@ def _check_backends(config: LoopConfig, settings: Settings) -> None:
 def build_config(
     req: LearnLoopRequest, settings: Settings, catalog: Catalog, store: GraphStore
 ) -> LoopConfig:
-    scenario = catalog.scenario(req.scenario)
-    check_seed_nodes(store.nodes, scenario)
+    from codreamer.loop.scenarios import plan_scenarios
+
+    choices = ([req.scenario] if req.scenario is not None else []) + list(req.scenarios or [])
+    given = [catalog.scenario(c) for c in choices]
+    # A graph of the request's own never gets a sample prospect (DESIGN §2).
+    train, held_out = plan_scenarios(given, catalog.scenarios(), req.graph is not None)
+    for s in train + held_out:
+        check_seed_nodes(store.nodes, s)
     values: dict[str, Any] = {
         "iterations": req.iterations if req.iterations is not None else settings.num_iters,
         "depth": req.depth if req.depth is not None else settings.depth,
-        "scenario": scenario,
+        "scenarios": train,
         "policy": req.policy or settings.policy,
         "judge": req.judge or settings.judge,
         "trainer": req.trainer,
         "sender": req.sender or settings.sender,
-        # Step 5 at the end of the run: the other known scenarios, held out.
-        "eval_scenarios": [s for s in catalog.scenarios() if s.id != scenario.id],
+        "eval_scenarios": held_out,
     }
     if req.group_size is not None:
         values["group_size"] = req.group_size
@@ -111,7 +116,7 @@ def build_config(
 
 def start_run(
     req: LearnLoopRequest, settings: Settings, catalog: Catalog, manager: RunManager
-) -> tuple[RunPaths, int]:
+) -> tuple[RunPaths, int, LoopConfig]:
     """Validate everything, then create and queue the run. Nothing touches the disk
     unless the request is valid and the queue has room."""
     from codreamer.loop.status import create_run
@@ -132,7 +137,7 @@ def start_run(
         create_run(paths, store, config, request=request, feedback_path=feedback_path)
 
     position = manager.submit(paths.run_id, create)
-    return paths, position
+    return paths, position, config
 
 
 # --- run views -------------------------------------------------------------------

@@ -23,8 +23,19 @@ def learn_loop_cmd(
         int | None, typer.Argument(help="Most hops a rollout may walk (env DEPTH; default 5).")
     ] = None,
     graph: GraphOpt = None,
-    scenario: ScenarioOpt = None,
-    group_size: Annotated[int | None, typer.Option(help="Rollouts per iteration.")] = None,
+    scenario: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--scenario",
+            help="Training scenario: an id from data/scenarios.json or a JSON file (a list "
+            "file gives all its scenarios; entries marked held_out are evaluated, not "
+            "trained on). Repeatable. Default: the sample prospects (default graph) or a "
+            "neutral reader (your own graph).",
+        ),
+    ] = None,
+    group_size: Annotated[
+        int | None, typer.Option(help="Rollouts per scenario per iteration.")
+    ] = None,
     seed: Annotated[int, typer.Option(help="Random seed: same seed, same run.")] = 0,
     policy: Annotated[str | None, typer.Option(help="embedded | openai | art.")] = None,
     judge: Annotated[str | None, typer.Option(help="rubric | llm | ruler.")] = None,
@@ -98,7 +109,7 @@ def oracle_cmd(
     out = {
         "oracle_reward": best.reward,
         "path": best.path,
-        "style": {"subject": style.subject, "opening": style.opening, "cta": style.cta},
+        "style": style.as_dict(),
         "walks": best.walks,
         "emails_judged": best.emails_judged,
         "email": best.email.model_dump(),

@@ -8,19 +8,9 @@ from typing import Any
 from codreamer.config import Settings
 from codreamer.errors import RunStateError
 from codreamer.graph.store import GraphStore
-from codreamer.loaders import load_scenarios
 from codreamer.loop.artifacts import RunPaths, check_run_id, new_run_id
 from codreamer.loop.config import LoopConfig
 from codreamer.loop.status import create_run, read_meta
-from codreamer.models import Scenario
-
-
-def held_out_scenarios(settings: Settings, training: Scenario) -> list[Scenario]:
-    """Every scenario of data/scenarios.json except the one trained on."""
-    path = settings.scenarios_path
-    if not path.exists():
-        return []
-    return [s for s in load_scenarios(path) if s.id != training.id]
 
 
 def new_local_run(

@@ -17,13 +17,15 @@ from codreamer.loop.evaluate import EvalReport
 from codreamer.loop.events import EventLog
 from codreamer.loop.status import update_meta
 
+SUMMARY_ORACLE_MAX_EMAILS = 3_000
+
 
 @dataclass
 class LoopRequest:
     iterations: int | None = None
     depth: int | None = None
     graph: Path | None = None
-    scenario: str | None = None
+    scenario: list[str] | None = None
     group_size: int | None = None
     seed: int = 0
     policy: str | None = None
@@ -37,21 +39,27 @@ class LoopRequest:
 
 def build_config(req: LoopRequest, settings: Settings) -> tuple[Any, LoopConfig]:
     from codreamer.graph.schema import check_seed_nodes
-    from codreamer.loaders import load_graph, resolve_scenario
-    from codreamer.loop.local import held_out_scenarios
+    from codreamer.loaders import load_graph, resolve_scenarios, sample_scenarios
+    from codreamer.loop.scenarios import plan_scenarios
 
     store = load_graph(req.graph or settings.default_graph_path, settings.max_graph_nodes)
-    scenario = resolve_scenario(req.scenario, settings)
-    check_seed_nodes(store.nodes, scenario)  # the API's check too: a missing seed is named
+    own_graph = req.graph is not None and (
+        Path(req.graph).resolve() != Path(settings.default_graph_path).resolve()
+    )
+    train, held_out = plan_scenarios(
+        resolve_scenarios(req.scenario or [], settings), sample_scenarios(settings), own_graph
+    )
+    for s in train + held_out:  # the API's check too: a missing seed is named
+        check_seed_nodes(store.nodes, s)
     data: dict[str, Any] = {
         "iterations": req.iterations if req.iterations is not None else settings.num_iters,
         "depth": req.depth if req.depth is not None else settings.depth,
-        "scenario": scenario,
+        "scenarios": train,
         "policy": req.policy or settings.policy,
         "judge": req.judge or settings.judge,
         "trainer": req.trainer,
         "seed": req.seed,
-        "eval_scenarios": held_out_scenarios(settings, scenario),
+        "eval_scenarios": held_out,
         "sender": _sender(req, settings),
     }
     if req.group_size is not None:
@@ -198,6 +206,7 @@ def summarize(paths: RunPaths, config: LoopConfig, store: Any = None) -> dict[st
     and the oracle's reward when the graph is within its cap."""
     from codreamer.graph.schema import parse_graph
     from codreamer.graph.store import GraphStore
+    from codreamer.loop.scenarios import describe
 
     meta = read_json(paths.meta)
     final = read_json(paths.final_email) if paths.final_email.exists() else None
@@ -207,7 +216,11 @@ def summarize(paths: RunPaths, config: LoopConfig, store: Any = None) -> dict[st
 
         store = store or GraphStore(parse_graph(read_json(paths.graph)))
         try:
-            oracle_reward = oracle(store, config.scenario, config.depth).reward
+            # Bounded so the summary stays instant: past the cap it is null and
+            # `codreamer oracle` computes it (the search is exhaustive).
+            oracle_reward = oracle(
+                store, config.scenario, config.depth, max_emails=SUMMARY_ORACLE_MAX_EMAILS
+            ).reward
         except OracleTooLargeError:
             oracle_reward = None
     return {
@@ -218,6 +231,7 @@ def summarize(paths: RunPaths, config: LoopConfig, store: Any = None) -> dict[st
         "final_email": final["email"] if final else None,
         "final_reward": final["reward"] if final else None,
         "final_iteration": final["iteration"] if final else None,
+        "prospects": describe(config.scenarios) + describe(config.eval_scenarios),
         "oracle_reward": oracle_reward,
         "error": meta.get("error"),
     }
@@ -231,7 +245,7 @@ def evaluate_run(run_id: str, scenario_args: list[str]) -> EvalReport:
     from codreamer.graph.scores import NodeScores
     from codreamer.graph.store import GraphStore
     from codreamer.judge.base import make_judge
-    from codreamer.loaders import resolve_scenario
+    from codreamer.loaders import resolve_scenarios
     from codreamer.loop.context import build_policy
     from codreamer.loop.evaluate import evaluate
     from codreamer.loop.learn_loop import last_complete_iteration
@@ -249,7 +263,7 @@ def evaluate_run(run_id: str, scenario_args: list[str]) -> EvalReport:
     policy.load_state_dict(read_json(paths.policy(k)))
     scores = NodeScores(store.nodes, read_json(paths.node_scores(k)))
     scenarios = (
-        [resolve_scenario(a, settings) for a in scenario_args]
+        resolve_scenarios(scenario_args, settings)
         if scenario_args
         else config.eval_scenarios or [config.scenario]
     )

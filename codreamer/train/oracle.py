@@ -9,10 +9,10 @@ on big graphs.
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
+from typing import Any
 
-from codreamer.agent.compose import N_CTAS, N_OPENINGS, N_SUBJECTS, EmailStyle, compose_email
+from codreamer.agent.compose import ALL_STYLES, EmailStyle, compose_email
 from codreamer.errors import OracleTooLargeError
 from codreamer.graph.schema import is_product_feature
 from codreamer.graph.store import GraphStore
@@ -20,10 +20,7 @@ from codreamer.judge.rubric import RubricJudge
 from codreamer.models import CUSTOMER_JOB, FinalEmail, Judgement, Scenario
 
 DEFAULT_MAX_EMAILS = 200_000
-STYLES = [
-    EmailStyle(subject=s, opening=o, cta=c)
-    for s, o, c in itertools.product(range(N_SUBJECTS), range(N_OPENINGS), range(N_CTAS))
-]
+STYLES = list(ALL_STYLES)
 
 
 @dataclass
@@ -74,6 +71,7 @@ def oracle(
     depth: int,
     judge: RubricJudge | None = None,
     max_emails: int = DEFAULT_MAX_EMAILS,
+    sender: Any = None,
 ) -> OracleResult:
     seed = next((s for s in scenario.seed_nodes if s in store), CUSTOMER_JOB)
     limit = max(1, max_emails // len(STYLES))
@@ -95,7 +93,7 @@ def oracle(
         if best is not None and judge.ceiling(path) <= best.reward:
             continue
         for style in STYLES:
-            email = compose_email(store, path, scenario, style)
+            email = compose_email(store, path, scenario, style, sender)
             j = judge.judge(email, scenario)
             judged += 1
             if best is None or j.total > best.reward + 1e-12:

@@ -67,8 +67,15 @@ def test_appendix_curl_examples_lead_to_signed_staged_webhooks(
         for answer in (full, defaults):
             st = server.wait(answer["run_id"])
             assert st["status"] == "succeeded", st
-            # step 5 ran on the held-out scenarios (the other two of data/scenarios.json)
-            assert st["eval"]["scenarios"] == 2 and 0.0 <= st["eval"]["mean_reward"] <= 1.0
+        # A graph of the request's own and no scenario: a neutral reader, no sample
+        # prospect, nothing held out (DESIGN §2); the default graph trains on the
+        # sample prospects and evaluates on its held-out ones.
+        assert [p["scenario_id"] for p in full["prospects"]] == ["neutral-reader"]
+        assert server.wait(full["run_id"]).get("eval") is None
+        held = [p for p in defaults["prospects"] if p["scenario_id"] != "neutral-reader"]
+        st = server.wait(defaults["run_id"])
+        assert st["eval"]["scenarios"] == 4 and 0.0 <= st["eval"]["mean_reward"] <= 1.0
+        assert len(held) == 8
         receiver.wait_for(8)
         expected = [("baseline", 0), ("iteration", 1), ("iteration", 2), ("final", 2)]
         assert _stages(receiver, full["run_id"]) == expected

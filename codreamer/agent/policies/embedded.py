@@ -3,14 +3,20 @@
 Decisions of one rollout:
   * at each node, the next node among the unvisited out-neighbours, or FINISH
     (arriving at a Product Feature node ends the walk: the argument is made);
-  * when finishing, the email's style: subject form, opening, call-to-action form.
-Node logits are linear in candidate features plus a learned per-node bias; the
-FINISH logit is linear in features of the current position; style heads are
-free logits. All parameters but the FINISH bias start at zero (see
-INITIAL_FINISH_BIAS) and are learned by the `grpo` trainer (codreamer/train/grpo.py),
-which owns the optimiser: this module only acts and never imports train/. No GPU,
-no network, microseconds a choice. Features live in features.py, one rollout's
-walk in session.py.
+  * when finishing, how to write: angle, register, length, ask, subject form.
+
+Node logits are linear in candidate features (features.py), among them how
+well the candidate and what lies beyond it match each thing known about the
+prospect; the FINISH logit is linear in features of the current position.
+Style logits are linear in option x prospect features (seniority, function,
+notes, stack) and the walk's length. There are no per-node parameters: what
+is learned is how much each kind of match is worth, so it transfers to
+prospects and graphs not seen in training.
+
+The policy only acts: it samples, and says how likely a choice was under given
+parameters and how that likelihood moves (`logprob_and_dlogits`, `add_grad`).
+Learning is the `grpo` trainer's (codreamer/train/grpo.py), which owns the
+optimiser; nothing here imports train/. No GPU, no network, microseconds a choice.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from codreamer.agent.policies.features import (
     EMAIL_CACHE_SIZE,
     FINISH_FEATURES,
     NODE_FEATURES,
+    STYLE_CONTEXT,
     STYLE_HEADS,
     Decision,
     ScenarioFeatures,
@@ -38,6 +45,7 @@ from codreamer.models import Scenario, Sender
 __all__ = [
     "FINISH_FEATURES",
     "NODE_FEATURES",
+    "STYLE_CONTEXT",
     "STYLE_HEADS",
     "Decision",
     "EmbeddedPolicy",
@@ -51,22 +59,28 @@ __all__ = [
 # time, so a group of rollouts reaches a Product Feature often enough to learn
 # from; everything else starts at zero (uniform).
 INITIAL_FINISH_BIAS = -1.0
+_P = len(STYLE_CONTEXT)
 
 
 class ParamLayout:
-    """Slices of the flat parameter vector."""
+    """Slices of the flat parameter vector: node weights, FINISH weights, and one
+    (options x STYLE_CONTEXT) matrix per style head."""
 
-    def __init__(self, n_nodes: int) -> None:
+    def __init__(self) -> None:
         f, g = len(NODE_FEATURES), len(FINISH_FEATURES)
         self.w = slice(0, f)
         self.v = slice(f, f + g)
-        self.b = slice(f + g, f + g + n_nodes)
-        off = f + g + n_nodes
+        off = f + g
         self.style: dict[str, slice] = {}
+        self.options: dict[str, int] = {}
         for name, n in STYLE_HEADS:
-            self.style[name] = slice(off, off + n)
-            off += n
+            self.style[name] = slice(off, off + n * _P)
+            self.options[name] = n
+            off += n * _P
         self.size = off
+
+
+LAYOUT = ParamLayout()
 
 
 def _log_softmax(z: np.ndarray) -> np.ndarray:
@@ -82,13 +96,13 @@ class EmbeddedPolicy(PolicyBase):
         self.store = store
         self.node_ids = list(store.nodes)
         self.index = {n: i for i, n in enumerate(self.node_ids)}
-        self.layout = ParamLayout(len(self.node_ids))
+        self.layout = LAYOUT
         # Sampling-time logits by decision key; valid while theta is unchanged.
         self._logits_memo: dict[Any, list[float]] = {}
         theta = np.zeros(self.layout.size)
         theta[self.layout.v.start] = INITIAL_FINISH_BIAS
         self.theta = theta
-        self._features: dict[tuple[str, str, str], ScenarioFeatures] = {}
+        self._features: dict[tuple[Any, ...], ScenarioFeatures] = {}
 
     @property
     def theta(self) -> np.ndarray:
@@ -108,23 +122,26 @@ class EmbeddedPolicy(PolicyBase):
     def scenario_features(
         self, scenario: Scenario, sender: Sender | None = None
     ) -> ScenarioFeatures:
-        sender = sender or Sender()
-        key = (scenario.id, scenario.goal, scenario.prospect.model_dump_json(), sender)
+        key = (scenario.model_dump_json(), repr(sender))
         sf = self._features.get(key)
         if sf is None:
+            if len(self._features) >= 1024:
+                self._features.clear()
             sf = self._features[key] = ScenarioFeatures(self.store, scenario, sender)
         return sf
 
     # -- logits (shared by sampling and training) ------------------------------
     def logits(self, d: Decision, theta: np.ndarray) -> np.ndarray:
         lay = self.layout
+        assert d.x is not None
         if d.head == "node":
-            assert d.x is not None and d.cand is not None and d.psi is not None
-            z = np.empty(len(d.cand) + 1)
-            z[:-1] = d.x @ theta[lay.w] + theta[lay.b][d.cand]
+            assert d.psi is not None
+            z = np.empty(d.x.shape[0] + 1)
+            z[:-1] = d.x @ theta[lay.w]
             z[-1] = d.psi @ theta[lay.v]
             return z
-        return theta[lay.style[d.head]].copy()
+        w = theta[lay.style[d.head]].reshape(lay.options[d.head], _P)
+        return w @ d.x
 
     def logprob_and_dlogits(self, d: Decision, theta: np.ndarray) -> tuple[float, np.ndarray]:
         """log pi(chosen) under `theta`, and its gradient w.r.t. the logits (onehot - p)."""
@@ -134,15 +151,15 @@ class EmbeddedPolicy(PolicyBase):
         return float(lp[d.chosen]), g
 
     def add_grad(self, d: Decision, g: np.ndarray, scale: float, out: np.ndarray) -> None:
+        """out += scale * d(logits)/d(theta)^T g: the chain rule through the linear logits."""
         lay = self.layout
+        assert d.x is not None
         if d.head == "node":
-            assert d.x is not None and d.cand is not None and d.psi is not None
-            gk = g[:-1] * scale
-            out[lay.w] += d.x.T @ gk
-            np.add.at(out[lay.b], d.cand, gk)
+            assert d.psi is not None
+            out[lay.w] += d.x.T @ (g[:-1] * scale)
             out[lay.v] += d.psi * (g[-1] * scale)
         else:
-            out[lay.style[d.head]] += g * scale
+            out[lay.style[d.head]] += np.outer(g * scale, d.x).ravel()
 
     # -- sampling ----------------------------------------------------------------
     def choose(self, d: Decision, rng: np.random.Generator, greedy: bool) -> Decision:
@@ -178,22 +195,27 @@ class EmbeddedPolicy(PolicyBase):
     def start(self, env: RolloutEnv, rng: np.random.Generator, greedy: bool) -> EmbeddedSession:
         return EmbeddedSession(self, env, rng, greedy)
 
-    # -- persistence --------------------------------------------------------------
+    # -- persistence ----------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
         return {
             "policy": self.name,
-            "node_ids": self.node_ids,
             "node_features": list(NODE_FEATURES),
             "finish_features": list(FINISH_FEATURES),
+            "style_context": list(STYLE_CONTEXT),
             "style_heads": {n: k for n, k in STYLE_HEADS},
             "theta": self.theta.tolist(),
             "readable": self.readable(),
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        if state.get("node_ids") != self.node_ids:
-            raise ValueError("policy state belongs to a different graph")
-        self.theta = np.asarray(state["theta"], dtype=float)
+        theta = np.asarray(state["theta"], dtype=float)
+        if (
+            theta.shape != (self.layout.size,)
+            or state.get("node_features") != list(NODE_FEATURES)
+            or state.get("style_context") != list(STYLE_CONTEXT)
+        ):
+            raise ValueError("policy state belongs to a different version of the embedded policy")
+        self.theta = theta
 
     def readable(self) -> dict[str, Any]:
         """The learned weights by name, for people reading iter{k}_policy.json."""
@@ -201,5 +223,11 @@ class EmbeddedPolicy(PolicyBase):
         return {
             "node_weights": dict(zip(NODE_FEATURES, t[lay.w].round(4).tolist(), strict=True)),
             "finish_weights": dict(zip(FINISH_FEATURES, t[lay.v].round(4).tolist(), strict=True)),
-            "style_logits": {n: t[s].round(4).tolist() for n, s in lay.style.items()},
+            "style_weights": {
+                n: {
+                    str(k): dict(zip(STYLE_CONTEXT, row.round(4).tolist(), strict=True))
+                    for k, row in enumerate(t[s].reshape(lay.options[n], _P))
+                }
+                for n, s in lay.style.items()
+            },
         }

@@ -1,9 +1,22 @@
-"""What the embedded policy sees: per-scenario node features, and the record of a choice.
+"""What the embedded policy sees: prospect features, node features, the record of a choice.
 
-Features of a candidate node (NODE_FEATURES): its run score, the relevance of
-its content to the prospect and goal, progress toward a Product Feature,
-whether it is one, whether one can be reached from it, and its verification
-confidence. FINISH is scored on FINISH_FEATURES of the current position.
+Relevance is general, not learned per graph or per prospect: a node's text is
+matched against each thing known about the prospect (notes, title, industry,
+tech stack) by shared word stems, giving one feature per field. What the policy
+learns is how much each field's match is worth, so it carries over to graphs
+and prospects it has never seen: a prospect whose notes talk about audits is
+walked toward the audit facts of whatever graph it meets.
+
+Node choice (walk): candidate features NODE_FEATURES, a linear logit. Besides
+the candidate's own match with each field ("rel_*"), "ahead_*" is the best
+match of any node still reachable from it on the way to a Product Feature
+within the hops left, so the first step already heads for the relevant part
+of the graph. FINISH is scored on FINISH_FEATURES of the current position.
+
+Style choices (angle, register, length, ask, subject): the logit of option k
+of a head is W_head[k] . psi, where psi (STYLE_CONTEXT) holds the prospect's
+seniority and function (from the title), whether there are notes and a stack,
+and the walk's length: "linear in option x prospect features".
 """
 
 from __future__ import annotations
@@ -11,21 +24,40 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-from codreamer.agent.compose import N_CTAS, N_OPENINGS, N_SUBJECTS, EmailStyle, compose_email
+from codreamer.agent.compose import STYLE_CHOICES, EmailStyle, compose_email
 from codreamer.graph.schema import is_product_feature
 from codreamer.graph.store import GraphStore
 from codreamer.models import FinalEmail, Scenario, Sender
 
-NODE_FEATURES = ("score", "relevance", "progress", "is_feature", "reaches_feature", "confidence")
+FIELDS = ("notes", "title", "industry", "stack")
+NODE_FEATURES = (
+    "score",
+    "progress",
+    "is_feature",
+    "reaches_feature",
+    "confidence",
+    *(f"rel_{f}" for f in FIELDS),
+    *(f"ahead_{f}" for f in FIELDS),
+)
 FINISH_FEATURES = ("bias", "at_feature", "hops_fraction", "can_reach_feature")
-STYLE_HEADS = (("subject", N_SUBJECTS), ("opening", N_OPENINGS), ("cta", N_CTAS))
+SENIORITY = ("executive", "director", "manager", "individual")
+FUNCTIONS = ("technical", "operations", "finance", "compliance", "commercial")
+STYLE_CONTEXT = ("bias", *SENIORITY, *FUNCTIONS, "has_notes", "has_stack", "walk_hops")
+STYLE_HEADS = STYLE_CHOICES  # (head, number of options)
 EMAIL_CACHE_SIZE = 50_000  # bound of each memo here; cleared when full
 
-_WORD = re.compile(r"[a-z][a-z0-9+#-]{2,}")
+N_REL = len(FIELDS)
+_REL0 = NODE_FEATURES.index("rel_notes")
+AHEAD0 = NODE_FEATURES.index("ahead_notes")
+# Shared stems for full credit of one field's match (notes are long: two).
+_FULL_MATCH = {"notes": 2.0, "title": 1.0, "industry": 1.0, "stack": 1.0}
+
+_WORD = re.compile(r"[a-z][a-z0-9+#]{2,}")
 # Words too common to say anything about relevance.
 _STOP = frozenset(
     [
@@ -80,12 +112,149 @@ _STOP = frozenset(
         "very",
         "each",
         "other",
+        "been",
+        "being",
+        "does",
+        "did",
+        "doing",
+        "out",
+        "off",
+        "new",
+        "one",
+        "two",
+        "three",
+        "many",
+        "much",
+        "some",
+        "only",
+        "own",
+        "same",
+        "should",
+        "could",
+        "would",
+        "may",
+        "might",
+        "must",
+        "per",
+        "via",
+        "across",
+        "among",
+        "within",
+        "without",
+        "while",
+        "after",
+        "before",
+        "since",
+        "because",
+        "team",
+        "teams",
+        "company",
+        "companies",
+        "business",
+        "businesses",
+        "work",
+        "works",
+        "working",
+        "head",
+        "vice",
+        "president",
+        "senior",
+        "junior",
+        "lead",
+        "chief",
+        "officer",
+        "manager",
+        "director",
+        "last",
+        "quarter",
+        "year",
+        "years",
+        "week",
+        "weeks",
+        "month",
+        "months",
+        "recent",
+        "recently",
+        "next",
     ]
 )
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ers", "er", "ed", "es", "ly", "s")
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """A light suffix-stripping stem: 'audits', 'audited', 'auditing' -> 'audit'."""
+    for suf in _SUFFIXES:
+        if word.endswith(suf) and len(word) - len(suf) >= 4:
+            base = word[: -len(suf)]
+            return base + "y" if suf in ("ies", "ied") else base
+    return word
+
+
+@lru_cache(maxsize=65536)
+def stems(text: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in _WORD.findall(text.lower()) if w not in _STOP)
 
 
 def tokens(text: str) -> frozenset[str]:
-    return frozenset(w for w in _WORD.findall(text.lower()) if w not in _STOP)
+    """Content-word stems of a text (kept under its old name for callers)."""
+    return stems(text)
+
+
+_SENIORITY_WORDS = (
+    (
+        "executive",
+        r"\b(chief|c[etfoi]o|ciso|cdo|vp|vice president|president|founder|owner|"
+        r"partner|general manager|managing director|svp|evp)\b",
+    ),
+    ("director", r"\b(director|head)\b"),
+    ("manager", r"\b(manager|lead|supervisor|principal)\b"),
+)
+_FUNCTION_WORDS = (
+    (
+        "technical",
+        r"\b(engineer\w*|technolog\w*|cto|cio|it|data|platform|software|devops|"
+        r"ml|ai|machine learning|architect\w*|developer|digital|systems?|security)\b",
+    ),
+    (
+        "operations",
+        r"\b(operations?|logistics|supply|fleet|dispatch|warehouse|coo|"
+        r"transport\w*|distribution|procurement|production)\b",
+    ),
+    ("finance", r"\b(financ\w*|cfo|controller|accounting|treasur\w*|budget)\b"),
+    (
+        "compliance",
+        r"\b(quality|safety|compliance|audit\w*|risk|regulat\w*|legal|"
+        r"food safety|assurance)\b",
+    ),
+    (
+        "commercial",
+        r"\b(sales|marketing|revenue|growth|customer|commercial|account\w*|"
+        r"partnerships?|product)\b",
+    ),
+)
+
+
+def prospect_context(scenario: Scenario) -> np.ndarray:
+    """psi without the walk: bias, one-hot seniority, function flags, notes/stack present."""
+    p = scenario.prospect
+    title = (p.title or "").lower()
+    psi = np.zeros(len(STYLE_CONTEXT))
+    psi[0] = 1.0
+    level = "individual"
+    for name, pattern in _SENIORITY_WORDS:
+        if re.search(pattern, title):
+            level = name
+            break
+    psi[STYLE_CONTEXT.index(level)] = 1.0
+    for name, pattern in _FUNCTION_WORDS:
+        if re.search(pattern, title):
+            psi[STYLE_CONTEXT.index(name)] = 1.0
+    psi[STYLE_CONTEXT.index("has_notes")] = (
+        1.0 if (getattr(p, "notes", None) or "").strip() else 0.0
+    )
+    psi[STYLE_CONTEXT.index("has_stack")] = 1.0 if p.tech_stack else 0.0
+    return psi
 
 
 @dataclass(slots=True)
@@ -97,28 +266,28 @@ class Decision:
     logprob: float
     key: Any = None  # identifies the inputs, for the sampling-time logits memo
     cand: np.ndarray | None = None  # node indices of the candidates (node head)
-    x: np.ndarray | None = None  # candidate features, (k, F)
+    x: np.ndarray | None = None  # candidate features (k, F) for "node"; psi (P,) for a style
     psi: np.ndarray | None = None  # FINISH features, (G,)
 
 
 class ScenarioFeatures:
-    """Per-scenario, per-node feature cache (relevance is scenario-specific)."""
+    """Per-scenario caches: field matches of every node, look-ahead, composed emails."""
 
     def __init__(self, store: GraphStore, scenario: Scenario, sender: Sender | None = None) -> None:
         self.store = store
-        self.sender = sender or Sender()
-        p = scenario.prospect
-        words = " ".join(
-            [
-                scenario.goal,
-                p.title or "",
-                p.company or "",
-                p.industry or "",
-                " ".join(p.tech_stack),
-            ]
-        )
-        self.query = tokens(words)
         self.scenario = scenario
+        self.sender = sender
+        p = scenario.prospect
+        self.fields = {
+            "notes": stems(getattr(p, "notes", None) or ""),
+            "title": stems(p.title or ""),
+            "industry": stems(p.industry or ""),
+            "stack": stems(" ".join(p.tech_stack)),
+        }
+        self.context = prospect_context(scenario)
+        self._style_ctx: dict[int, np.ndarray] = {}
+        self._rel: dict[str, np.ndarray] = {}
+        self._ahead: dict[tuple[str, int], np.ndarray] = {}
         self._static: dict[str, np.ndarray] = {}
         # compose_email is pure; a run writes the same (path, style) email many
         # times, so each is rendered once. Bounded: cleared when it grows large.
@@ -126,6 +295,60 @@ class ScenarioFeatures:
         # Node-choice inputs for (node, candidates, hops, scores version).
         self.decisions: dict[tuple[Any, ...], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
+    # -- relevance -------------------------------------------------------------
+    def rel(self, node_id: str) -> np.ndarray:
+        """Match of the node's text with each prospect field, in [0, 1]."""
+        r = self._rel.get(node_id)
+        if r is None:
+            node = self.store.node(node_id)
+            words = stems(node.content + " " + node_id.replace("-", " "))
+            r = np.array([min(1.0, len(words & self.fields[f]) / _FULL_MATCH[f]) for f in FIELDS])
+            self._rel[node_id] = r
+        return r
+
+    def ahead(self, node_id: str, hops_left: int) -> np.ndarray:
+        """Best match per field of any node after `node_id` on a walk that still
+        reaches a Product Feature within `hops_left` hops (zeros when none)."""
+        key = (node_id, hops_left)
+        a = self._ahead.get(key)
+        if a is None:
+            a = np.zeros(N_REL)
+            if hops_left > 0 and not is_product_feature(node_id):
+                for nb in self.store.out_neighbours(node_id):
+                    h = self.store.hops_to_feature(nb.id)
+                    if h is None or h > hops_left - 1:
+                        continue
+                    a = np.maximum(a, np.maximum(self.rel(nb.id), self.ahead(nb.id, hops_left - 1)))
+            self._ahead[key] = a
+        return a
+
+    def static(self, node_id: str) -> np.ndarray:
+        """Features that do not depend on where the walk is (score, progress,
+        reachability and look-ahead are filled per decision)."""
+        f = self._static.get(node_id)
+        if f is None:
+            node = self.store.node(node_id)
+            conf = 0.0
+            if node.verification is not None:
+                v = node.verification
+                conf = v.confidence if v.confidence is not None else (1.0 if v.verified else 0.0)
+            f = np.zeros(len(NODE_FEATURES))
+            f[2] = 1.0 if is_product_feature(node_id) else 0.0
+            f[4] = conf
+            f[_REL0 : _REL0 + N_REL] = self.rel(node_id)
+            self._static[node_id] = f
+        return f
+
+    def style_context(self, hops: int) -> np.ndarray:
+        """psi for the style heads: the prospect's context plus the walk's length."""
+        c = self._style_ctx.get(hops)
+        if c is None:
+            c = self.context.copy()
+            c[-1] = min(1.0, hops / 5.0)
+            self._style_ctx[hops] = c
+        return c
+
+    # -- emails -------------------------------------------------------------------
     def _composed(self, path: list[str], style: EmailStyle) -> tuple[FinalEmail, str]:
         key = (tuple(path), style)
         hit = self._emails.get(key)
@@ -142,27 +365,3 @@ class ScenarioFeatures:
     def finalize_arguments(self, path: list[str], style: EmailStyle) -> str:
         """The finalize_email call's JSON arguments, rendered once with the email."""
         return self._composed(path, style)[1]
-
-    def static(self, node_id: str) -> np.ndarray:
-        """Features that do not change during a run (all but the node score)."""
-        f = self._static.get(node_id)
-        if f is None:
-            node = self.store.node(node_id)
-            hops = self.store.hops_to_feature(node_id)
-            overlap = len(tokens(node.content) & self.query) if self.query else 0
-            conf = 0.0
-            if node.verification is not None:
-                v = node.verification
-                conf = v.confidence if v.confidence is not None else (1.0 if v.verified else 0.0)
-            f = np.array(
-                [
-                    0.0,  # score, filled per decision
-                    min(1.0, overlap / 3.0),
-                    0.0 if hops is None else -float(hops),  # made relative per decision
-                    1.0 if is_product_feature(node_id) else 0.0,
-                    0.0 if hops is None else 1.0,
-                    conf,
-                ]
-            )
-            self._static[node_id] = f
-        return f

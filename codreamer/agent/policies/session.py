@@ -1,4 +1,8 @@
-"""One rollout of the embedded policy: walk the graph, then choose a style and compose."""
+"""One rollout of the embedded policy: walk the graph, then choose a style and compose.
+
+Each choice is recorded as a `Decision` holding its inputs, so a trainer can
+re-score it under new parameters without replaying the rollout.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +14,9 @@ import numpy as np
 from codreamer.agent.compose import EmailStyle
 from codreamer.agent.policies.base import ToolCall, ToolResult, Turn
 from codreamer.agent.policies.features import (
+    AHEAD0,
     EMAIL_CACHE_SIZE,
+    N_REL,
     NODE_FEATURES,
     STYLE_HEADS,
     Decision,
@@ -93,28 +99,35 @@ class EmbeddedSession:
         sf = self.features
         scores = self.env.tools.scores
         hops_taken = len(self.path) - 1
-        key = (cur, tuple(cands), hops_taken, self.env.depth, scores.version, id(scores))
+        depth = self.env.depth
+        key = (id(sf), cur, tuple(cands), hops_taken, depth, scores.version, id(scores))
         hit = sf.decisions.get(key)
         if hit is not None:
             cand, x, psi = hit
             return Decision("node", -1, 0.0, key=key, cand=cand, x=x, psi=psi)
-        cur_static = sf.static(cur)
+        store = sf.store
+        left = depth - hops_taken - 1  # hops still allowed after moving to a candidate
+        cur_hops = store.hops_to_feature(cur)
         x = np.empty((len(cands), len(NODE_FEATURES)))
         for i, c in enumerate(cands):
-            row = sf.static(c)
-            x[i] = row
+            x[i] = sf.static(c)
             x[i, 0] = scores.get(c)
-            # progress: hops gained toward a Product Feature (+1 good, <=0 not), in [-1, 1]
-            if row[4] and cur_static[4]:
-                x[i, 2] = max(-1.0, min(1.0, row[2] - cur_static[2]))
+            h = store.hops_to_feature(c)
+            # progress: hops gained toward a Product Feature (+1 good, <= 0 not), in [-1, 1]
+            if h is None:
+                x[i, 1] = -1.0
+            elif cur_hops is None:
+                x[i, 1] = 1.0
             else:
-                x[i, 2] = -1.0 if not row[4] else 1.0
+                x[i, 1] = max(-1.0, min(1.0, float(cur_hops - h)))
+            x[i, 3] = 1.0 if h is not None and h <= left else 0.0
+            x[i, AHEAD0 : AHEAD0 + N_REL] = sf.ahead(c, left)
         psi = np.array(
             [
                 1.0,
                 1.0 if is_product_feature(cur) else 0.0,
-                hops_taken / max(1, self.env.depth),
-                cur_static[4],
+                hops_taken / max(1, depth),
+                1.0 if cur_hops is not None and cur_hops <= depth - hops_taken else 0.0,
             ]
         )
         idx = self.p.index
@@ -127,13 +140,16 @@ class EmbeddedSession:
     def _finalize(self, decisions: list[Decision]) -> Turn:
         choice: dict[str, int] = {}
         lp = sum(d.logprob for d in decisions)
+        hops = len(self.path) - 1
+        ctx = self.features.style_context(hops)
         for head, _n in STYLE_HEADS:
-            d = Decision(head=head, chosen=-1, logprob=0.0, key=head)
+            d = Decision(head=head, chosen=-1, logprob=0.0, key=(head, id(self.features), hops))
+            d.x = ctx
             self.p.choose(d, self.rng, self.greedy)
             choice[head] = d.chosen
             decisions.append(d)
             lp += d.logprob
-        style = EmailStyle(subject=choice["subject"], opening=choice["opening"], cta=choice["cta"])
+        style = EmailStyle(**choice)
         email = self.features.compose(self.path, style)
         call = ToolCall(
             id=f"call_{self.turn}_{FINALIZE_EMAIL}",
