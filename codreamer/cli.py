@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import typer
 
-from codreamer.commands import graph_judge, learning, prompts, servers
+from codreamer.commands import cluster, graph_judge, learning, prompts, servers, webhooks
 
 app = typer.Typer(
     name="codreamer",
@@ -33,7 +33,9 @@ app.add_typer(prompts_app, name="prompts")
 # The commands, by topic; `--help` lists them in this order.
 graph_judge.register(app, graph_app)
 learning.register(app)
-servers.register(app, webhooks_app)
+servers.register(app)
+cluster.register(app)
+webhooks.register(webhooks_app)
 prompts.register(prompts_app)
 
 

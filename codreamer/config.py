@@ -6,10 +6,31 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from codreamer.models import Sender
+
+# Webhook retry delays (seconds) before each attempt: at once, 5 s, 5 min, 30 min,
+# 2 h, 5 h, 10 h (Standard Webhooks / Svix style, about 18 h in all).
+DEFAULT_WEBHOOK_SCHEDULE = "0,5,300,1800,7200,18000,36000"
+MAX_WEBHOOK_ATTEMPTS = 100
+
+
+def parse_schedule(text: str) -> tuple[float, ...]:
+    """'0,5,300' -> (0.0, 5.0, 300.0); ValueError naming what is wrong."""
+    parts = [p.strip() for p in str(text).split(",")]
+    message = f"expected delays in seconds separated by commas, got {text!r}"
+    try:
+        delays = tuple(float(p) for p in parts)
+    except ValueError:
+        raise ValueError(message) from None
+    if any(not (0 <= d < float("inf")) for d in delays):
+        raise ValueError(f"delays must be finite and >= 0, got {text!r}")
+    if len(delays) > MAX_WEBHOOK_ATTEMPTS:
+        raise ValueError(f"at most {MAX_WEBHOOK_ATTEMPTS} attempts, got {len(delays)}")
+    return delays
+
 
 PolicyName = Literal["embedded", "openai", "art"]
 JudgeName = Literal["rubric", "llm", "ruler"]
@@ -72,6 +93,20 @@ class Settings(BaseSettings):
     run_executor: Literal["process", "thread"] = Field(
         "process", validation_alias="CODREAMER_RUN_EXECUTOR"
     )
+    # Celery mode (DESIGN §6): set the broker to run on `codreamer worker` processes on
+    # any number of machines sharing CODREAMER_RESULTS_DIR; unset, runs are local.
+    broker_url: str | None = Field(None, validation_alias="CODREAMER_BROKER_URL")
+    celery_queue: str = Field("codreamer", validation_alias="CODREAMER_CELERY_QUEUE")
+    # `art` runs go here; start GPU workers with `--queues codreamer-gpu`.
+    celery_gpu_queue: str = Field("codreamer-gpu", validation_alias="CODREAMER_CELERY_GPU_QUEUE")
+    # A worker renews its run's lease every third of this; a worker that stops renewing
+    # (killed, cut off) loses the run to another worker after this many seconds.
+    run_lease_ttl_s: float = Field(15.0, gt=0, validation_alias="CODREAMER_RUN_LEASE_TTL")
+    # Redis transport: an unacknowledged run message goes back to the queue after this
+    # (the lease reaper usually requeues a lost run long before).
+    celery_visibility_timeout_s: int = Field(
+        3600, gt=0, validation_alias="CODREAMER_CELERY_VISIBILITY_TIMEOUT"
+    )
     # Retry-After (seconds) sent with a 429 when the run queue is full.
     queue_retry_after_s: int = Field(10, validation_alias="CODREAMER_QUEUE_RETRY_AFTER")
     cors_origins: str = Field(
@@ -82,13 +117,13 @@ class Settings(BaseSettings):
     frontend_url: str | None = Field(None, validation_alias="FRONTEND_URL")
     webhook_secret: str | None = Field(None, validation_alias="CODREAMER_WEBHOOK_SECRET")
     webhook_timeout_s: float = Field(5.0, validation_alias="CODREAMER_WEBHOOK_TIMEOUT")
-    webhook_max_attempts: int = Field(8, validation_alias="CODREAMER_WEBHOOK_MAX_ATTEMPTS")
-    webhook_max_elapsed_s: float = Field(60.0, validation_alias="CODREAMER_WEBHOOK_MAX_ELAPSED")
-    webhook_backoff_initial_s: float = Field(0.25, validation_alias="CODREAMER_WEBHOOK_BACKOFF")
-    # One wait between attempts (backoff or a receiver's Retry-After) is capped here.
-    webhook_backoff_max_s: float = Field(10.0, validation_alias="CODREAMER_WEBHOOK_BACKOFF_MAX")
-    # How long a finished run's process waits for its outbox to drain before exiting;
-    # what is left stays in webhooks.jsonl for `codreamer webhooks redeliver`.
+    # The delays, in seconds, before each delivery attempt; comma-separated.
+    webhook_schedule: str = Field(
+        DEFAULT_WEBHOOK_SCHEDULE, validation_alias="CODREAMER_WEBHOOK_SCHEDULE"
+    )
+    # How long `codreamer learn-loop` waits, after its run, for events due by then;
+    # what is left stays pending in webhooks.jsonl for `codreamer webhooks dispatch`
+    # (or a running API) to deliver on schedule.
     webhook_drain_timeout_s: float = Field(15.0, validation_alias="CODREAMER_WEBHOOK_DRAIN_TIMEOUT")
 
     # LLMs and ART (optional).
@@ -122,6 +157,12 @@ class Settings(BaseSettings):
     art_learning_rate: float = Field(5e-6, validation_alias="ART_LEARNING_RATE")
     wandb_api_key: str | None = Field(None, validation_alias="WANDB_API_KEY")
     weave_project: str | None = Field(None, validation_alias="WEAVE_PROJECT")
+
+    @field_validator("webhook_schedule")
+    @classmethod
+    def _check_schedule(cls, value: str) -> str:
+        parse_schedule(value)
+        return value
 
     @property
     def sender(self) -> Sender:

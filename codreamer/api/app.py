@@ -14,10 +14,10 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from codreamer.api.errors import install_error_handlers
-from codreamer.api.runs import RunManager
 from codreamer.api.service import Catalog
 from codreamer.api.stream import StreamSlots
 from codreamer.config import Settings, get_settings
+from codreamer.runs.executors import Executor, make_executor
 
 
 class BodyTooLarge(HTTPException):
@@ -73,19 +73,30 @@ async def _no_receive() -> Message:
     return {"type": "http.disconnect"}
 
 
-def create_app(settings: Settings | None = None, *, manager: RunManager | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, *, manager: Executor | None = None) -> FastAPI:
     from codreamer.api.routes import open_router, router
 
     settings = settings or get_settings()
-    manager = manager or RunManager(settings)
+    # local (default) or celery (CODREAMER_BROKER_URL): same interface, DESIGN §6.
+    manager = manager or make_executor(settings)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        from codreamer.webhooks.dispatcher import Dispatcher
+
         manager.start()
+        # Pending webhook events of every run in the store, whoever produced them,
+        # go on with their schedule from here (DESIGN §7). In celery mode the executor
+        # runs its own, with leases in Redis instead of flock.
+        dispatcher = None
+        if not settings.broker_url:
+            dispatcher = Dispatcher.for_store(settings.runs_dir, settings).start()
         try:
             yield
         finally:
             manager.shutdown()
+            if dispatcher is not None:
+                dispatcher.close()
 
     app = FastAPI(
         title="CoDreamer API",

@@ -15,7 +15,6 @@ from sse_starlette import EventSourceResponse
 from codreamer.api import service
 from codreamer.api.auth import require_key
 from codreamer.api.body import JSONBodyRoute
-from codreamer.api.runs import RunManager
 from codreamer.api.schemas import (
     ErrorBody,
     FeedbackAccepted,
@@ -34,6 +33,7 @@ from codreamer.errors import RunNotFoundError
 from codreamer.judge.feedback import FeedbackPost
 from codreamer.loop.artifacts import append_jsonl, check_run_id
 from codreamer.loop.scenarios import describe
+from codreamer.runs.executors import Executor
 
 # Declared for the OpenAPI page (its Authorize button); require_key does the check.
 bearer = HTTPBearer(auto_error=False, description="CODREAMER_API_KEY, when the server sets one.")
@@ -60,7 +60,7 @@ def _settings(request: Request) -> Settings:
     return request.app.state.settings  # type: ignore[no-any-return]
 
 
-def _manager(request: Request) -> RunManager:
+def _manager(request: Request) -> Executor:
     return request.app.state.manager  # type: ignore[no-any-return]
 
 

@@ -11,7 +11,9 @@ from codreamer.models import Scenario, Sender
 # Bounds mirror LoopConfig (tests/api/test_schemas.py keeps them in step), so the
 # schema documents them and a bad value is rejected naming its field.
 ITERATIONS = Field(None, ge=1, le=50, description="GRPO iterations after the baseline (1-50).")
-DEPTH = Field(None, ge=1, le=12, description="Most tool turns in one rollout (1-12).")
+DEPTH = Field(
+    None, ge=1, le=12, description="Most hops a rollout may walk from its seed node (1-12)."
+)
 GROUP_SIZE = Field(None, ge=2, le=256, description="Rollouts per scenario per iteration (2-256).")
 SEED = Field(None, ge=0, le=2**32 - 1, description="Random seed; same inputs + seed = same run.")
 
@@ -131,10 +133,24 @@ class RunList(BaseModel):
     count: int
 
 
+class GivenUpWebhook(BaseModel):
+    webhook_id: str
+    stage: str
+    iteration: int | None = None
+    attempts: int
+    status_code: int | None = None
+    reason: str | None = None
+
+
 class WebhookSummary(BaseModel):
     delivered: int = 0
-    failed: int = 0
-    pending: int = 0
+    failed: int = Field(0, description="Events given up on (see `given_up`).")
+    pending: int = Field(0, description="Events waiting for their next scheduled attempt.")
+    skipped: int = Field(0, description="Events recorded while no FRONTEND_URL was set.")
+    next_attempt_at: str | None = None
+    given_up: list[GivenUpWebhook] = Field(
+        default_factory=list, description="The first 20 events given up on, with why."
+    )
 
 
 class RunStatus(BaseModel):

@@ -10,9 +10,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from codreamer.api.runs import RunManager
 from codreamer.api.schemas import LearnLoopRequest
-from codreamer.api.webhooks import outbox_state
 from codreamer.config import Settings
 from codreamer.errors import ScenarioError
 from codreamer.graph.schema import check_seed_nodes, parse_graph
@@ -21,6 +19,8 @@ from codreamer.graph.store import GraphStore
 from codreamer.loop.artifacts import RUN_ID_RE, RunPaths, new_run_id, read_json
 from codreamer.loop.config import LoopConfig
 from codreamer.models import Scenario
+from codreamer.runs.executors import Executor
+from codreamer.webhooks.outbox import read_outbox, summarize
 
 
 class Catalog:
@@ -115,7 +115,7 @@ def build_config(
 
 
 def start_run(
-    req: LearnLoopRequest, settings: Settings, catalog: Catalog, manager: RunManager
+    req: LearnLoopRequest, settings: Settings, catalog: Catalog, manager: Executor
 ) -> tuple[RunPaths, int, LoopConfig]:
     """Validate everything, then create and queue the run. Nothing touches the disk
     unless the request is valid and the queue has room."""
@@ -152,14 +152,11 @@ def store_relative(paths: RunPaths, settings: Settings) -> str:
         return f"runs/{paths.run_id}"
 
 
-def webhook_summary(paths: RunPaths) -> dict[str, int]:
-    enqueued, terminal = outbox_state(paths)
-    delivered = sum(1 for k in terminal.values() if k == "delivered")
-    failed = sum(1 for k in terminal.values() if k == "gave_up")
-    return {"delivered": delivered, "failed": failed, "pending": len(enqueued) - delivered - failed}
+def webhook_summary(paths: RunPaths) -> dict[str, Any]:
+    return summarize(read_outbox(paths.webhooks))
 
 
-def run_status(paths: RunPaths, manager: RunManager) -> dict[str, Any]:
+def run_status(paths: RunPaths, manager: Executor) -> dict[str, Any]:
     from codreamer.loop.status import read_status
 
     status = read_status(paths)

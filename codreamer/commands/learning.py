@@ -61,7 +61,7 @@ def learn_loop_cmd(
     json_out: Annotated[bool, typer.Option("--json", help="End with one JSON summary.")] = False,
 ) -> None:
     """Run one learn-loop here, without a server (DESIGN §2)."""
-    from codreamer.loop.runner import LoopRequest, run_from_cli
+    from codreamer.commands.runner import LoopRequest, run_from_cli
 
     request = LoopRequest(
         iterations=iterations,
@@ -137,8 +137,8 @@ def evaluate_cmd(
     """Step 5: the run's policy on held-out scenarios (mean reward, pass rate, criteria)."""
     import json as _json
 
+    from codreamer.commands.runner import evaluate_run
     from codreamer.errors import CoDreamerError
-    from codreamer.loop.runner import evaluate_run
 
     try:
         report = evaluate_run(run, scenario or [])

@@ -1,4 +1,4 @@
-"""Server commands (codreamer/api, web): `api`, `serve`, `web`, `webhooks redeliver`."""
+"""Server commands (codreamer/api, web): `api`, `serve`, `web`."""
 
 from __future__ import annotations
 
@@ -43,11 +43,10 @@ def check_ports(*servers: tuple[str, str, int, str, str]) -> None:
             )
 
 
-def register(app: typer.Typer, webhooks_app: typer.Typer) -> None:
+def register(app: typer.Typer) -> None:
     app.command("api")(api_cmd)
     app.command("serve")(serve_cmd)
     app.command("web")(web_cmd)
-    webhooks_app.command("redeliver")(webhooks_redeliver_cmd)
 
 
 def api_cmd(
@@ -87,7 +86,7 @@ def serve_cmd(
 
     FRONTEND_URL defaults to the dashboard's receiver (http://127.0.0.1:3000/api/final-email).
     """
-    from codreamer.api.server import DashboardMissing, serve_both
+    from codreamer.commands.serve import DashboardMissing, serve_both
     from codreamer.config import get_settings
 
     settings = get_settings()
@@ -121,39 +120,3 @@ def web_cmd(
     host, port = host or settings.host, port or settings.port
     check_ports(("dashboard", host, port, "--port", "CODREAMER_WEB_PORT"))
     web_main(host=host, port=port)
-
-
-def webhooks_redeliver_cmd(
-    run_id: Annotated[str, typer.Argument(help="The run whose undelivered webhooks to send.")],
-    url: Annotated[str | None, typer.Option(help="Receiver URL (default: FRONTEND_URL).")] = None,
-) -> None:
-    """Send again, in order and with their original webhook-id, the events of a run that
-    no receiver has acknowledged (gave up, or left pending by a stopped process)."""
-    from codreamer.api.webhooks import redeliver
-    from codreamer.config import get_settings
-    from codreamer.errors import CoDreamerError
-    from codreamer.loop.artifacts import RunPaths
-
-    settings = get_settings()
-    try:
-        paths = RunPaths.for_run(settings.runs_dir, run_id)
-    except CoDreamerError as exc:
-        raise fail(str(exc), 2) from None
-    if not paths.dir.is_dir():
-        raise fail(f"run {run_id!r} not found in {settings.runs_dir}", 2)
-    target = url or settings.frontend_url
-    if not target:
-        raise fail("no receiver: set FRONTEND_URL or pass --url", 2)
-    if not target.startswith(("http://", "https://")):
-        raise fail(f"receiver URL must start with http:// or https://, got {target!r}", 2)
-    if not paths.webhooks.exists():
-        raise fail(f"run {run_id!r} has no webhook outbox (webhooks.jsonl): nothing was queued", 2)
-    results = redeliver(paths, settings, url=url)
-    if not results:
-        typer.echo("nothing to redeliver: every event was delivered")
-        return
-    for r in results:
-        outcome = "delivered" if r.delivered else f"failed ({r.reason})"
-        typer.echo(f"{r.webhook_id}  {outcome}  after {r.attempts} attempt(s)")
-    if not all(r.delivered for r in results):
-        raise typer.Exit(1)

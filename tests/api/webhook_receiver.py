@@ -12,6 +12,7 @@ import json
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -49,6 +50,9 @@ class Receiver:
     hang_s: float = 0.0
     down_for_s: float = 0.0
     retry_after: str | None = None
+    # Decides the status from the parsed body (may sleep to hang that one request);
+    # overrides `statuses` and `default`.
+    respond: Callable[[Any], int] | None = None
     port: int = field(default_factory=free_port)
     received: list[Received] = field(default_factory=list)
 
@@ -79,8 +83,11 @@ class Receiver:
             def do_POST(self) -> None:  # noqa: N802 - http.server's naming
                 length = int(self.headers.get("content-length") or 0)
                 body = self.rfile.read(length)
-                with receiver._lock:
-                    status = receiver.statuses.pop(0) if receiver.statuses else receiver.default
+                if receiver.respond is not None:
+                    status = receiver.respond(json.loads(body or b"null"))
+                else:
+                    with receiver._lock:
+                        status = receiver.statuses.pop(0) if receiver.statuses else receiver.default
                 if receiver.hang_s:
                     time.sleep(receiver.hang_s)
                 with receiver._lock:
@@ -120,6 +127,10 @@ class Receiver:
     def ok(self) -> list[Received]:
         with self._lock:
             return [r for r in self.received if 200 <= r.status < 300]
+
+    def ok_ids(self) -> list[str]:
+        """The webhook-id of every acknowledged request (a duplicate shows twice)."""
+        return [r.headers.get("webhook-id", "") for r in self.ok()]
 
     def wait_for(self, n: int, timeout: float = 30.0, *, ok_only: bool = True) -> list[Received]:
         deadline = time.monotonic() + timeout

@@ -29,13 +29,11 @@ __all__ = ["ApiServer", "Receiver", "free_port", "api_server", "KG", "REPO", "SH
 
 TERMINAL = {"succeeded", "failed", "cancelled", "interrupted"}
 
-# Fast, bounded webhook retries so failure scenarios finish in seconds.
+# A short webhook schedule (about 20 s in all) so failure scenarios finish in seconds.
+FAST_SCHEDULE = ",".join(["0", "0.2", "0.3", "0.5"] + ["1"] * 18)
 FAST_WEBHOOKS = {
-    "CODREAMER_WEBHOOK_BACKOFF": "0.1",
-    "CODREAMER_WEBHOOK_BACKOFF_MAX": "0.5",
+    "CODREAMER_WEBHOOK_SCHEDULE": FAST_SCHEDULE,
     "CODREAMER_WEBHOOK_TIMEOUT": "1",
-    "CODREAMER_WEBHOOK_MAX_ATTEMPTS": "40",
-    "CODREAMER_WEBHOOK_MAX_ELAPSED": "20",
     "CODREAMER_WEBHOOK_DRAIN_TIMEOUT": "20",
 }
 

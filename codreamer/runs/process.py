@@ -1,4 +1,4 @@
-"""The body of one run's process: the learn-loop beside its webhook sender.
+"""The body of one run's process (local executor): `execute_run` under the run's lock.
 
 Runs execute in their own process so NumPy training never holds the
 API process's GIL. The process:
@@ -9,26 +9,25 @@ API process's GIL. The process:
 - exits on its own when the API process that started it dies (SIGKILL gives
   no chance to clean up), so a run never goes on unsupervised;
 - checks for the run's cancel file at every step boundary;
-- waits, bounded, for the webhook outbox to drain before exiting.
+- hands undelivered webhook events to the API's dispatcher when it exits.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
-import importlib
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
 from codreamer.config import Settings
 from codreamer.loop.artifacts import RunPaths
 
-DEFAULT_RUNNER = "codreamer.loop.learn_loop:run_learn_loop"
 PARENT_POLL_S = 0.25
+_watching = 0  # the pid whose parent is watched already
 
 
 @contextlib.contextmanager
@@ -58,11 +57,6 @@ def is_run_alive(paths: RunPaths) -> bool:
         return held is None
 
 
-def load_runner(spec: str) -> Callable[..., Any]:
-    module, _, name = spec.partition(":")
-    return getattr(importlib.import_module(module), name)  # type: ignore[no-any-return]
-
-
 def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -73,51 +67,37 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def _exit_with_api(api_pid: int) -> None:
-    """Die when the API process dies. The run process's parent is the fork server,
-    which exits when the API does; either sign is enough."""
+def exit_with_parent(check_alive: Any = None) -> None:
+    """Die when the process that started this one dies (SIGKILL gives it no chance to
+    clean up), so a run never goes on unsupervised. `check_alive`: a further test.
+    Once per process: a celery pool process calls it for every run it executes."""
+    global _watching
+    if _watching == os.getpid():
+        return
+    _watching = os.getpid()
     parent = os.getppid()
 
     def watch() -> None:
         while True:
             time.sleep(PARENT_POLL_S)
-            if os.getppid() != parent or not _pid_alive(api_pid):
+            if os.getppid() != parent or (check_alive is not None and not check_alive()):
                 # No cleanup: the run's files are consistent at every instant, and
-                # the next API marks the run interrupted.
+                # whoever comes next marks the run interrupted or resumes it.
                 os._exit(70)
 
-    threading.Thread(target=watch, name="api-watch", daemon=True).start()
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
-def run_in_child(run_dir: str, settings: Settings, runner: str, api_pid: int) -> None:
-    """Process target: execute (or resume) the run in `run_dir`."""
-    _exit_with_api(api_pid)
+def run_in_child(run_dir: str, settings: Settings, api_pid: int) -> None:
+    """Process target: execute (or resume) the run in `run_dir`. The run process's
+    parent is the fork server, which exits when the API does; either sign is enough."""
+    from codreamer.runs.execute import execute_run
+
+    exit_with_parent(lambda: _pid_alive(api_pid))
     paths = RunPaths(Path(run_dir))
     with run_lock(paths) as held:
         if held is None:
             return  # another process already executes this run
-        execute(paths, settings, runner)
-
-
-def execute(paths: RunPaths, settings: Settings, runner: str = DEFAULT_RUNNER) -> Any:
-    """Run the loop with webhook delivery beside it (also usable in-process)."""
-    from codreamer.api.webhooks import WebhookSender
-    from codreamer.loop.events import EventLog
-
-    run = load_runner(runner)
-    # The sender's delivered/failed events go through the loop's own EventLog, so
-    # `seq` stays equal to the line number with two writers.
-    events = EventLog(paths.events)
-    sender = WebhookSender(paths, settings, emit=events.emit_event)
-    sender.requeue_pending()
-    try:
-        result = run(
-            paths,
-            on_webhook=sender.send,
-            should_stop=paths.cancel_request.exists,  # a stat per step boundary
-            settings=settings,
-            event_log=events,
-        )
-    finally:
-        sender.close(settings.webhook_drain_timeout_s)
-    return result
+        # A short drain: events due now get their first attempt from here; anything
+        # still pending after it goes on from the API's store-wide dispatcher.
+        execute_run(paths, settings, drain_s=min(2.0, settings.webhook_drain_timeout_s))

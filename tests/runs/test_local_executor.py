@@ -9,9 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from codreamer.api.runs import RunManager
 from codreamer.api.schemas import LearnLoopRequest
-from codreamer.api.worker import is_run_alive, run_lock
 from codreamer.config import Settings
 from codreamer.errors import QueueFullError, RunNotFoundError, RunStateError
 from codreamer.graph.store import GraphStore
@@ -19,6 +17,8 @@ from codreamer.loop.artifacts import RunPaths, new_run_id
 from codreamer.loop.config import LoopConfig
 from codreamer.loop.status import create_run, read_meta, update_meta
 from codreamer.models import Prospect, Scenario
+from codreamer.runs.local import RunManager
+from codreamer.runs.process import is_run_alive, run_lock
 
 REPO = Path(__file__).resolve().parents[2]
 # Beside the checkout, or one level further up from a worktree (see tests/conftest.py).

@@ -1,5 +1,6 @@
-"""The CLI's way into the loop: resolve inputs, create or resume a run, run it here,
-show progress, print a summary. The API's run manager calls run_learn_loop itself."""
+"""The CLI's way into the loop: resolve inputs, create or resume a run, run it here
+with `execute_run` (the same one the API's executors use), show progress, print a
+summary."""
 
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ class LoopRequest:
     sender_title: str | None = None
 
 
-def build_config(req: LoopRequest, settings: Settings) -> tuple[Any, LoopConfig]:
+def config_from_cli(req: LoopRequest, settings: Settings) -> tuple[Any, LoopConfig]:
     from codreamer.graph.schema import check_seed_nodes
     from codreamer.loaders import load_graph, resolve_scenarios, sample_scenarios
     from codreamer.loop.scenarios import plan_scenarios
@@ -80,8 +81,10 @@ def _sender(req: LoopRequest, settings: Settings) -> dict[str, Any]:
 def run_from_cli(req: LoopRequest, *, json_out: bool) -> int:
     from pydantic import ValidationError
 
-    from codreamer.loop.learn_loop import last_complete_iteration, run_learn_loop
+    from codreamer.loop.learn_loop import last_complete_iteration
     from codreamer.loop.local import existing_run, new_local_run
+    from codreamer.runs.execute import execute_run
+    from codreamer.runs.process import run_lock
 
     settings = get_settings()
     try:
@@ -112,7 +115,7 @@ def run_from_cli(req: LoopRequest, *, json_out: bool) -> int:
             paths = existing_run(settings, req.resume)
             store = None
         else:
-            store, config = build_config(req, settings)
+            store, config = config_from_cli(req, settings)
             _check_policy_ready(config, settings)
             paths = new_local_run(
                 settings,
@@ -136,31 +139,36 @@ def run_from_cli(req: LoopRequest, *, json_out: bool) -> int:
 
     config = LoopConfig.model_validate(read_json(paths.meta)["config"])
     events = EventLog(paths.events)
-    sender = _webhook_sender(paths, settings, events)
     show_bars = not json_out and sys.stderr.isatty()
-    try:
-        if show_bars:
-            from rich.console import Console  # Rich only when a person watches
+    # Even without FRONTEND_URL every payload is recorded (as skipped) in
+    # webhooks.jsonl, so `codreamer webhooks redeliver --url` can send it later.
+    with run_lock(paths) as held:
+        if held is None:
+            _error_line(f"run {paths.run_id} is being executed by another process")
+            return 2
+        try:
+            if show_bars:
+                from rich.console import Console  # Rich only when a person watches
 
-            from codreamer.loop.progress import LoopProgress
+                from codreamer.loop.progress import LoopProgress
 
-            start = max(0, last_complete_iteration(paths, config.iterations))
-            with LoopProgress(Console(stderr=True), config.iterations, start) as bars:
-                events.listener = bars
-                result = run_learn_loop(
-                    paths, on_webhook=sender, settings=settings, event_log=events
+                start = max(0, last_complete_iteration(paths, config.iterations))
+                with LoopProgress(Console(stderr=True), config.iterations, start) as bars:
+                    events.listener = bars
+                    result = execute_run(
+                        paths, settings, event_log=events, drain_s=settings.webhook_drain_timeout_s
+                    )
+            else:
+                result = execute_run(
+                    paths, settings, event_log=events, drain_s=settings.webhook_drain_timeout_s
                 )
-        else:
-            result = run_learn_loop(paths, on_webhook=sender, settings=settings, event_log=events)
-    except KeyboardInterrupt:
-        # Everything on disk is consistent at every instant: say how to go on.
-        update_meta(paths, status="interrupted")
-        events.emit("run_interrupted", reason="keyboard interrupt")
-        _error_line(f"interrupted: resume with `codreamer learn-loop --resume {paths.run_id}`")
-        return 130
-    finally:
-        if sender is not None:
-            sender.close(settings.webhook_drain_timeout_s)
+        except KeyboardInterrupt:
+            # Everything on disk is consistent at every instant: say how to go on.
+            update_meta(paths, status="interrupted")
+            events.emit("run_interrupted", reason="keyboard interrupt")
+            _error_line(f"interrupted: resume with `codreamer learn-loop --resume {paths.run_id}`")
+            return 130
+    _report_pending_webhooks(paths, settings)
 
     summary = summarize(paths, config, store)
     if json_out:
@@ -193,12 +201,16 @@ def _check_policy_ready(config: LoopConfig, settings: Settings) -> None:
         check_ready(config, settings)
 
 
-def _webhook_sender(paths: RunPaths, settings: Settings, events: EventLog) -> Any:
-    # Even without FRONTEND_URL: the sender then records each payload as `skipped`
-    # in webhooks.jsonl, so `codreamer webhooks redeliver` can send it later.
-    from codreamer.api.webhooks import WebhookSender
+def _report_pending_webhooks(paths: RunPaths, settings: Settings) -> None:
+    """Say what is left for later, so a CLI-only user knows what to run."""
+    from codreamer.webhooks.outbox import read_outbox
 
-    return WebhookSender(paths, settings, emit=events.emit_event)
+    pending = sum(1 for e in read_outbox(paths.webhooks).values() if e.status == "pending")
+    if pending and settings.frontend_url:
+        _error_line(
+            f"{pending} webhook event(s) still pending on their retry schedule: "
+            "`codreamer webhooks dispatch` (or a running `codreamer api`) delivers them"
+        )
 
 
 def summarize(paths: RunPaths, config: LoopConfig, store: Any = None) -> dict[str, Any]:

@@ -1,7 +1,7 @@
-"""The run manager: a bounded pool of run processes, a bounded queue, cancel, resume.
+"""The local executor: a bounded pool of run processes, a bounded queue, cancel, resume.
 
 - At most `max_concurrent_runs` runs execute at once, each in its own
-  process (see `worker.py`); up to `max_queued_runs` more wait as `queued`
+  process (see `process.py`); up to `max_queued_runs` more wait as `queued`
   (in memory, and `queued` in their meta.json). Beyond that: QueueFullError.
   Run processes come from a multiprocessing fork server with the loop preloaded.
 - Cancel: a queued run is taken off the queue and marked `cancelled` at once; a
@@ -9,7 +9,8 @@
 - Start-up recovery: a run whose meta says `running` or `queued` while no
   process holds its lock was left by a dead API process: it becomes
   `interrupted`, and `resume` queues it again (the loop resumes from its files).
-- One API process owns a results directory (the in-memory queue is per process).
+- One API process owns a results directory (the in-memory queue is per process);
+  several replicas need the celery executor.
 """
 
 from __future__ import annotations
@@ -26,13 +27,13 @@ from dataclasses import dataclass
 from multiprocessing.process import BaseProcess
 from typing import Any
 
-from codreamer.api.worker import DEFAULT_RUNNER, is_run_alive, run_in_child
 from codreamer.config import Settings
 from codreamer.errors import QueueFullError, RunNotFoundError, RunStateError
 from codreamer.loop.artifacts import RunPaths, check_run_id
 from codreamer.loop.events import EventLog
 from codreamer.loop.status import read_meta, update_meta
 from codreamer.models import utc_now_iso
+from codreamer.runs.process import is_run_alive, run_in_child
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +41,13 @@ LIVE_STATUSES = frozenset({"queued", "running"})
 RESUMABLE_STATUSES = frozenset({"interrupted", "failed", "cancelled"})
 REAP_INTERVAL_S = 0.1
 ORPHAN_CHECK_S = 1.0
-PRELOAD = ("codreamer.api.worker", "codreamer.api.webhooks", "codreamer.loop.learn_loop")
+PRELOAD = (
+    "codreamer.runs.process",
+    "codreamer.runs.execute",
+    "codreamer.webhooks.dispatcher",
+    "codreamer.loop.learn_loop",
+    "httpx",
+)
 
 
 @dataclass
@@ -54,22 +61,21 @@ class _ThreadRun:
     what the GIL does to API latency (CODREAMER_RUN_EXECUTOR=thread); it cannot be
     stopped on shutdown and dies with the API."""
 
-    def __init__(self, run_dir: str, settings: Settings, runner: str) -> None:
+    def __init__(self, run_dir: str, settings: Settings) -> None:
         self.exitcode: int | None = None
-        self._thread = threading.Thread(
-            target=self._main, args=(run_dir, settings, runner), daemon=True
-        )
+        self._thread = threading.Thread(target=self._main, args=(run_dir, settings), daemon=True)
 
-    def _main(self, run_dir: str, settings: Settings, runner: str) -> None:
+    def _main(self, run_dir: str, settings: Settings) -> None:
         from pathlib import Path
 
-        from codreamer.api.worker import execute, run_lock
+        from codreamer.runs.execute import execute_run
+        from codreamer.runs.process import run_lock
 
         paths = RunPaths(Path(run_dir))
         try:
             with run_lock(paths) as held:
                 if held is not None:
-                    execute(paths, settings, runner)
+                    execute_run(paths, settings)
             self.exitcode = 0
         except BaseException:
             self.exitcode = 1
@@ -91,9 +97,8 @@ class _ThreadRun:
 
 
 class RunManager:
-    def __init__(self, settings: Settings, *, runner: str = DEFAULT_RUNNER) -> None:
+    def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.runner = runner
         # forkserver: each run still gets a fresh process of its own (isolation, no
         # shared GIL with the API), but forked from a server that has already imported
         # NumPy and the loop, so a run starts in milliseconds instead of seconds.
@@ -300,11 +305,11 @@ class RunManager:
         paths = self.new_paths(run_id)
         process: BaseProcess | _ThreadRun
         if self.settings.run_executor == "thread":
-            process = _ThreadRun(str(paths.dir), self.settings, self.runner)
+            process = _ThreadRun(str(paths.dir), self.settings)
         else:
             process = self._ctx.Process(
                 target=run_in_child,
-                args=(str(paths.dir), self.settings, self.runner, os.getpid()),
+                args=(str(paths.dir), self.settings, os.getpid()),
                 name=f"run-{run_id}",
                 daemon=True,
             )

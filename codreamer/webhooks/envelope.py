@@ -35,12 +35,16 @@ def make_signer(secret: str | None) -> Any | None:
 
 
 def build_headers(webhook_id: str, stage: str, body: str, signer: Any | None) -> dict[str, str]:
-    headers = {"Content-Type": "application/json", "X-CoDreamer-Stage": stage}
+    # webhook-id always: a receiver deduplicates retries by it, signed or not.
+    # A fresh timestamp per attempt (receivers reject stale ones); the id stays.
+    now = datetime.now(UTC)
+    headers = {
+        "Content-Type": "application/json",
+        "X-CoDreamer-Stage": stage,
+        "webhook-id": webhook_id,
+        "webhook-timestamp": str(int(now.timestamp())),
+    }
     if signer is not None:
-        # A fresh timestamp per attempt: receivers reject stale ones, the id stays.
-        now = datetime.now(UTC)
-        headers["webhook-id"] = webhook_id
-        headers["webhook-timestamp"] = str(int(now.timestamp()))
         headers["webhook-signature"] = signer.sign(webhook_id, now, body)
     return headers
 
@@ -50,7 +54,7 @@ def encode_payload(payload: WebhookPayload | dict[str, Any]) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
-@dataclass
+@dataclass(frozen=True)
 class DeliveryResult:
     webhook_id: str
     delivered: bool

@@ -1,0 +1,41 @@
+"""Cluster commands (codreamer/runs, celery mode): `worker`."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from codreamer.commands.common import fail
+
+
+def register(app: typer.Typer) -> None:
+    app.command("worker")(worker_cmd)
+
+
+def worker_cmd(
+    concurrency: Annotated[
+        int | None,
+        typer.Option(min=1, max=256, help="Runs at once on this machine (default: its CPUs)."),
+    ] = None,
+    queues: Annotated[
+        str | None,
+        typer.Option(
+            help="Comma-separated queues to take runs from (default: CODREAMER_CELERY_QUEUE, "
+            "`codreamer`; GPU machines add CODREAMER_CELERY_GPU_QUEUE, `codreamer-gpu`)."
+        ),
+    ] = None,
+    loglevel: Annotated[str, typer.Option(help="Celery log level.")] = "warning",
+) -> None:
+    """Execute runs from the broker (celery mode, DESIGN §6). Needs CODREAMER_BROKER_URL
+    and the results store shared with the API replicas (CODREAMER_RESULTS_DIR)."""
+    from codreamer.config import get_settings
+
+    settings = get_settings()
+    if not settings.broker_url:
+        raise fail("set CODREAMER_BROKER_URL (e.g. redis://127.0.0.1:6379/0) to run a worker", 2)
+    try:
+        from codreamer.runs.celery_app import run_worker
+    except ImportError as exc:
+        raise fail(f"the celery extra is missing ({exc}): uv sync --extra celery", 2) from None
+    run_worker(settings, concurrency=concurrency, queues=queues, loglevel=loglevel)

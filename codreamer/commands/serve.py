@@ -1,0 +1,104 @@
+"""`codreamer serve`: the API and the dashboard in one process and one event loop,
+webhooks wired to the dashboard. Here, in the CLI layer, because the API must not
+import the dashboard (DESIGN §1, §10): they deploy separately and talk over HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from typing import Any
+
+from codreamer.api.server import GRACEFUL_SHUTDOWN_S, client_host
+from codreamer.config import Settings, get_settings
+
+
+class DashboardMissing(RuntimeError):
+    """The `web` package (the dashboard) cannot be imported."""
+
+
+def serve_both(
+    *,
+    host: str | None = None,
+    port: int | None = None,
+    web_host: str | None = None,
+    web_port: int | None = None,
+    log_level: str = "info",
+) -> None:
+    import uvicorn
+
+    from codreamer.api.app import create_app
+
+    try:
+        from web.app import create_app as create_web_app
+        from web.config import WebSettings
+    except ImportError as exc:
+        raise DashboardMissing(
+            f"the dashboard (package `web`) cannot be imported: {exc}. "
+            "Run the API alone with `codreamer api`."
+        ) from exc
+
+    settings: Settings = get_settings().model_copy()
+    api_host, api_port = host or settings.api_host, port or settings.api_port
+    web_settings = WebSettings()
+    w_host, w_port = web_host or web_settings.host, web_port or web_settings.port
+    if not settings.frontend_url:
+        settings.frontend_url = f"http://{client_host(w_host)}:{w_port}/api/final-email"
+    if "api_url" not in web_settings.model_fields_set:
+        web_settings.api_url = f"http://{client_host(api_host)}:{api_port}"
+
+    configs = [
+        uvicorn.Config(
+            create_app(settings),
+            host=api_host,
+            port=api_port,
+            log_level=log_level,
+            timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
+        ),
+        uvicorn.Config(
+            create_web_app(web_settings),
+            host=w_host,
+            port=w_port,
+            log_level=log_level,
+            timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
+        ),
+    ]
+    print(
+        f"CoDreamer API on http://{client_host(api_host)}:{api_port} (docs at /docs), "
+        f"dashboard on http://{client_host(w_host)}:{w_port}; "
+        f"webhooks to {settings.frontend_url}",
+        flush=True,
+    )
+    asyncio.run(_serve_together([_quiet_server(c) for c in configs]))
+
+
+def _quiet_server(config: Any) -> Any:
+    """A uvicorn Server that leaves signals to `_serve_together`: each Server would
+    otherwise install its own handlers, and only the last one installed would stop."""
+    import contextlib
+
+    import uvicorn
+
+    class QuietServer(uvicorn.Server):
+        def capture_signals(self) -> Any:
+            return contextlib.nullcontext()
+
+    return QuietServer(config)
+
+
+async def _serve_together(servers: list[Any]) -> None:
+    loop = asyncio.get_running_loop()
+
+    def stop() -> None:
+        for s in servers:
+            s.should_exit = True
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop)
+    tasks = [asyncio.create_task(s.serve()) for s in servers]
+    # If one server fails to start (port taken), stop the other too.
+    done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    stop()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    for t in done:
+        if t.exception() is not None:
+            raise t.exception()  # type: ignore[misc]

@@ -1,0 +1,171 @@
+"""The celery executor's worker side (DESIGN §6): the Celery app, the run task, and
+`codreamer worker`. Imported only when CODREAMER_BROKER_URL is set.
+
+Celery's own mechanisms carry the run: late acks and reject-on-worker-lost (a
+run whose worker process dies goes back to the queue), routing (`art` runs to a
+GPU queue), revoke (a queued run that is cancelled). Two things Celery cannot do
+across machines are done with Redis: liveness (a run lease with a time-to-live,
+renewed while the run executes) and the cluster-wide admission limit (see
+cluster.py). A run task is idempotent: it executes nothing unless it takes the
+run's lease, and resumes the run from its files when it does, so a task
+delivered twice (a redelivery, a reaper's requeue) is harmless.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from functools import lru_cache
+from typing import Any
+
+from codreamer.config import Settings, get_settings
+from codreamer.loop.artifacts import RunPaths, check_run_id
+from codreamer.runs.redis_leases import PREFIX, Lease, RedisOutboxLeases, run_lease_key
+
+log = logging.getLogger(__name__)
+
+RUN_TASK = "codreamer.run"
+TERMINAL = frozenset({"succeeded", "failed", "cancelled"})
+LIVE_SET = f"{PREFIX}:live"  # run ids admitted and not yet finished, cluster-wide
+
+
+def cancel_key(run_id: str) -> str:
+    return f"{PREFIX}:cancel:{run_id}"
+
+
+def task_key(run_id: str) -> str:
+    return f"{PREFIX}:task:{run_id}"
+
+
+def queue_for(policy: str | None, settings: Settings) -> str:
+    """`art` runs need a GPU: they go to the GPU queue, every other run to the default."""
+    return settings.celery_gpu_queue if policy == "art" else settings.celery_queue
+
+
+def make_celery(settings: Settings) -> Any:
+    from celery import Celery
+
+    app = Celery("codreamer", broker=settings.broker_url, set_as_current=False)
+    app.conf.update(
+        task_acks_late=True,  # a message is acked when its run ends, not when it starts
+        task_reject_on_worker_lost=True,  # a run whose process died goes back to the queue
+        worker_prefetch_multiplier=1,  # a worker holds only the runs it executes
+        task_ignore_result=True,  # run state lives in the shared results store
+        task_default_queue=settings.celery_queue,
+        broker_transport_options={"visibility_timeout": settings.celery_visibility_timeout_s},
+        broker_connection_retry_on_startup=True,
+        worker_hijack_root_logger=False,
+        worker_send_task_events=False,
+    )
+    app.task(name=RUN_TASK, acks_late=True, reject_on_worker_lost=True)(run_task)
+    return app
+
+
+@lru_cache(maxsize=4)
+def _redis_for(url: str, pid: int) -> Any:
+    import redis
+
+    return redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
+
+
+def redis_client(settings: Settings) -> Any:
+    """One client per process (a forked child must not share its parent's sockets)."""
+    assert settings.broker_url
+    return _redis_for(settings.broker_url, os.getpid())
+
+
+def run_task(run_id: str) -> str:
+    """Execute (or resume) a run on this worker, if no other worker holds it."""
+    from codreamer.loop.events import EventLog
+    from codreamer.loop.status import read_meta, update_meta
+    from codreamer.models import utc_now_iso
+    from codreamer.runs.execute import execute_run
+    from codreamer.runs.process import exit_with_parent
+
+    settings = get_settings()
+    client = redis_client(settings)
+    paths = RunPaths.for_run(settings.runs_dir, check_run_id(run_id))
+    if not paths.meta.exists():
+        client.srem(LIVE_SET, run_id)
+        return "missing"
+    lease = Lease(client, run_lease_key(run_id), settings.run_lease_ttl_s)
+    if not lease.acquire():
+        return "leased"  # another worker executes it; this delivery was a duplicate
+    stop_renewing = None
+    try:
+        status = read_meta(paths).get("status")
+        if status in TERMINAL:
+            return str(status)
+        if client.exists(cancel_key(run_id)):
+            update_meta(paths, status="cancelled", finished_at=utc_now_iso())
+            EventLog(paths.events).emit("run_cancelled")
+            return "cancelled"
+        # A prefork child whose worker was SIGKILLed must stop at once: its run now
+        # belongs to the next worker, which resumes it from the files.
+        exit_with_parent()
+        stop_renewing = lease.keep_alive(on_lost=lambda: os._exit(75))
+
+        def should_stop() -> bool:
+            if paths.cancel_request.exists():
+                return True
+            try:
+                return bool(client.exists(cancel_key(run_id)))
+            except Exception:
+                return False
+
+        result = execute_run(
+            paths,
+            settings,
+            should_stop=should_stop,
+            drain_s=min(2.0, settings.webhook_drain_timeout_s),
+            leases=RedisOutboxLeases(client, settings.run_lease_ttl_s),
+        )
+        return str(getattr(result, "status", "done"))
+    finally:
+        if stop_renewing is not None:
+            stop_renewing.set()
+        try:
+            if read_meta(paths).get("status") in TERMINAL:
+                client.srem(LIVE_SET, run_id)
+                client.delete(cancel_key(run_id))
+        finally:
+            lease.release()
+
+
+def run_worker(
+    settings: Settings, *, concurrency: int | None, queues: str | None, loglevel: str
+) -> None:
+    """`codreamer worker`: a Celery worker (prefork) for runs, plus, in its main
+    process, the store-wide webhook dispatcher and the lease reaper, so pending
+    events and orphaned runs go on even with no API replica running."""
+    from celery.signals import worker_ready, worker_shutdown
+
+    # Imported once here, before the pool forks: every run starts warm.
+    import codreamer.loop.learn_loop  # noqa: F401
+    import codreamer.runs.execute  # noqa: F401
+    from codreamer.runs.cluster import ClusterServices
+
+    app = make_celery(settings)
+    services: list[ClusterServices] = []
+
+    @worker_ready.connect(weak=False)
+    def _start(**_: Any) -> None:
+        services.append(ClusterServices(settings, app).start())
+
+    @worker_shutdown.connect(weak=False)
+    def _stop(**_: Any) -> None:
+        for s in services:
+            s.stop()
+
+    argv = [
+        "worker",
+        "--pool=prefork",
+        f"--loglevel={loglevel}",
+        f"--queues={queues or settings.celery_queue}",
+        f"--hostname=codreamer-{os.getpid()}@%h",
+        "--without-gossip",
+        "--without-mingle",  # cancel goes through the store and Redis, not revoke lists
+    ]
+    if concurrency:
+        argv.append(f"--concurrency={concurrency}")
+    app.worker_main(argv)

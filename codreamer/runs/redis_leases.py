@@ -1,0 +1,127 @@
+"""Leases in Redis (celery mode): who executes a run, and who delivers its outbox.
+
+`flock` does not hold across machines (network file systems), so in a cluster
+liveness is a Redis key with a time-to-live that its holder keeps renewing: a
+holder that dies stops renewing, and its lease expires after `ttl` seconds.
+Release and renewal check the holder's token, so a holder that lost its lease
+(it was too slow, another took over) can never delete or extend the new one.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from codreamer.loop.artifacts import RunPaths
+
+log = logging.getLogger(__name__)
+
+PREFIX = "codreamer"
+_RELEASE = (
+    "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0"
+)
+_RENEW = (
+    "if redis.call('get', KEYS[1]) == ARGV[1] then "
+    "return redis.call('pexpire', KEYS[1], ARGV[2]) end return 0"
+)
+
+
+def holder_token() -> str:
+    """host:pid:random, so a lease says who holds it (tests and operators read it)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def run_lease_key(run_id: str) -> str:
+    return f"{PREFIX}:lease:run:{run_id}"
+
+
+class Lease:
+    def __init__(self, client: Any, key: str, ttl_s: float, token: str | None = None) -> None:
+        self.client = client
+        self.key = key
+        self.ttl_ms = max(1, int(ttl_s * 1000))
+        self.token = token or holder_token()
+
+    def acquire(self) -> bool:
+        return bool(self.client.set(self.key, self.token, nx=True, px=self.ttl_ms))
+
+    def renew(self) -> bool:
+        return bool(self.client.eval(_RENEW, 1, self.key, self.token, self.ttl_ms))
+
+    def release(self) -> None:
+        try:
+            self.client.eval(_RELEASE, 1, self.key, self.token)
+        except Exception:  # Redis gone: the lease expires by itself
+            log.warning("could not release %s", self.key)
+
+    def keep_alive(self, on_lost: Callable[[], None]) -> threading.Event:
+        """Renew every third of the TTL on a thread; call `on_lost` if the lease is lost
+        (or Redis stays unreachable for longer than the TTL). Set the returned event to
+        stop renewing."""
+        stop = threading.Event()
+        interval = self.ttl_ms / 3000
+
+        def loop() -> None:
+            failures = 0
+            while not stop.wait(interval):
+                try:
+                    ok = self.renew()
+                    failures = 0
+                except Exception:
+                    failures += 1
+                    ok = failures < 3  # 3 misses in a row is a whole TTL
+                if not ok and not stop.is_set():
+                    on_lost()
+                    return
+
+        threading.Thread(target=loop, name=f"lease-{self.key}", daemon=True).start()
+        return stop
+
+
+class RedisOutboxLeases:
+    """OutboxLeases (codreamer.webhooks.leases) over Redis: one delivering holder per run
+    across every machine."""
+
+    def __init__(self, client: Any, ttl_s: float) -> None:
+        self.client = client
+        self.ttl_s = ttl_s
+        self.token = holder_token()
+        self._held: dict[str, Lease] = {}
+        self._lock = threading.Lock()
+
+    def acquire(self, paths: RunPaths) -> bool:
+        with self._lock:
+            if paths.run_id in self._held:
+                return True
+            key = f"{PREFIX}:lease:outbox:{paths.run_id}"
+            lease = Lease(self.client, key, self.ttl_s, self.token)
+            try:
+                if not lease.acquire():
+                    return False
+            except Exception:
+                return False
+            self._held[paths.run_id] = lease
+            return True
+
+    def release(self, paths: RunPaths) -> None:
+        with self._lock:
+            lease = self._held.pop(paths.run_id, None)
+        if lease is not None:
+            lease.release()
+
+    def renew(self) -> None:
+        with self._lock:
+            held = list(self._held.items())
+        for run_id, lease in held:
+            try:
+                alive = lease.renew()
+            except Exception:
+                alive = False
+            if not alive:
+                with self._lock:
+                    self._held.pop(run_id, None)

@@ -1,0 +1,340 @@
+"""The dispatcher: delivers every pending outbox event when it falls due (DESIGN §7).
+
+Two shapes, one code path:
+
+- run-scoped (`Dispatcher.for_run`), inside the process executing a run: the
+  loop's `enqueue` wakes it, so the first attempt goes out at once;
+- store-wide (`Dispatcher.for_store`), in the API process (local mode), in every
+  worker and replica (celery mode) and in `codreamer webhooks dispatch`: scans
+  the results store for outboxes with events due, whoever produced them, so
+  pending events go on with their schedule after any restart, by themselves.
+
+Each event is attempted on its own thread of a small pool: a receiver that
+hangs or fails one event never holds back another. Only the holder of a run's
+lease (see leases.py) attempts that run's events, so two dispatchers never send
+the same event at once; the lease is let go as soon as nothing is due, so a
+dead or idle holder never keeps a run's events hostage.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from codreamer.config import Settings
+from codreamer.loop.artifacts import RUN_ID_RE, RunPaths
+from codreamer.models import WebhookPayload
+from codreamer.webhooks.attempt import AttemptOutcome, make_client, post_once
+from codreamer.webhooks.envelope import make_signer
+from codreamer.webhooks.leases import FileLeases, OutboxLeases
+from codreamer.webhooks.outbox import Outbox, OutboxEvent, read_outbox
+from codreamer.webhooks.schedule import parse_schedule
+
+if TYPE_CHECKING:
+    import httpx
+
+log = logging.getLogger(__name__)
+
+EmitFn = Callable[[dict[str, Any]], None]
+POLL_S = 0.25
+STORE_POLL_S = 0.5
+MAX_PARALLEL = 8
+LIVE = frozenset({"queued", "running"})
+
+
+class Dispatcher:
+    def __init__(
+        self,
+        settings: Settings,
+        runs: Callable[[], Iterator[RunPaths]],
+        *,
+        url: str | None,
+        leases: OutboxLeases | None = None,
+        emit_for: Callable[[RunPaths], EmitFn | None] | None = None,
+        poll_s: float = POLL_S,
+    ) -> None:
+        self.settings = settings
+        self.url = url
+        self.schedule = parse_schedule(settings.webhook_schedule)
+        self._runs = runs
+        self._leases = leases or FileLeases()
+        self._emit_for = emit_for or (lambda paths: None)
+        self._poll_s = poll_s
+        self._signer = make_signer(settings.webhook_secret)
+        self._client: httpx.Client | None = None
+        self._pool: ThreadPoolExecutor | None = None
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._inflight: dict[str, set[str]] = {}  # run id -> webhook ids being attempted
+        self._held: dict[str, RunPaths] = {}
+        # run id -> ((mtime_ns, size) of its outbox, next due time or None): an outbox
+        # that has not changed and has nothing due is not read again.
+        self._seen: dict[str, tuple[tuple[int, int], float | None]] = {}
+        self.delivered = 0
+        self.gave_up = 0
+
+    # -- construction ----------------------------------------------------------
+    @classmethod
+    def for_run(
+        cls,
+        paths: RunPaths,
+        settings: Settings,
+        *,
+        emit: EmitFn | None = None,
+        url: str | None = None,
+        leases: OutboxLeases | None = None,
+    ) -> RunDispatcher:
+        return RunDispatcher(paths, settings, emit=emit, url=url, leases=leases)
+
+    @classmethod
+    def for_store(
+        cls,
+        runs_dir: Path,
+        settings: Settings,
+        *,
+        url: str | None = None,
+        leases: OutboxLeases | None = None,
+    ) -> Dispatcher:
+        def runs() -> Iterator[RunPaths]:
+            with contextlib.suppress(OSError):
+                for entry in sorted(runs_dir.iterdir()):
+                    if RUN_ID_RE.match(entry.name):
+                        yield RunPaths(entry)
+
+        return cls(
+            settings,
+            runs,
+            url=url if url is not None else settings.frontend_url,
+            leases=leases,
+            emit_for=_emit_when_not_live,
+            poll_s=STORE_POLL_S,
+        )
+
+    # -- lifecycle -------------------------------------------------------------
+    def start(self) -> Dispatcher:
+        if self._client is None and self.url:
+            # The HTTP stack now, on the caller's thread: imported later on a pool thread
+            # it takes seconds while a training loop holds the GIL.
+            self._client = make_client(self.settings.webhook_timeout_s)
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._loop, name="webhooks", daemon=True)
+            self._thread.start()
+        return self
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.dispatch_due()
+            except Exception:  # a bug here must never take a run or the API down
+                log.exception("webhook dispatcher")
+            self._wake.wait(self._poll_s)
+            self._wake.clear()
+
+    def close(self, drain_s: float = 0.0) -> int:
+        """Go on until nothing is due within `drain_s` seconds, then stop. Attempts in
+        flight finish (each is bounded by the webhook timeout); what is left stays
+        pending in the outboxes for the next dispatcher. Returns events left pending."""
+        deadline = time.time() + max(0.0, drain_s)
+        while self._thread is not None and time.time() < deadline:
+            if not self._busy_before(deadline):
+                break
+            time.sleep(0.05)
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(self.settings.webhook_timeout_s + 5)
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+        for paths in list(self._held.values()):
+            self._leases.release(paths)
+        self._held.clear()
+        if self._client is not None:
+            self._client.close()
+        return self.pending()
+
+    def pending(self) -> int:
+        n = 0
+        for paths in self._runs():
+            n += sum(1 for ev in read_outbox(paths.webhooks).values() if ev.status == "pending")
+        return n
+
+    def _busy_before(self, deadline: float) -> bool:
+        with self._lock:
+            if any(self._inflight.values()):
+                return True
+        if not self.url:
+            return False
+        for paths in self._runs():
+            for ev in read_outbox(paths.webhooks).values():
+                if ev.status == "pending" and (ev.next_at or 0.0) <= deadline:
+                    return True
+        return False
+
+    # -- one pass --------------------------------------------------------------
+    def dispatch_due(self) -> int:
+        """Start an attempt for every event due now; returns how many were started."""
+        if not self.url:
+            return 0
+        self._leases.renew()
+        started = 0
+        now = time.time()
+        for paths in self._runs():
+            started += self._dispatch_run(paths, now)
+        return started
+
+    def _dispatch_run(self, paths: RunPaths, now: float) -> int:
+        run_id = paths.run_id
+        try:
+            st = paths.webhooks.stat()
+        except OSError:
+            return 0
+        key = (st.st_mtime_ns, st.st_size)
+        seen = self._seen.get(run_id)
+        with self._lock:
+            busy = bool(self._inflight.get(run_id))
+        if seen is not None and seen[0] == key and not busy and run_id not in self._held:
+            next_due = seen[1]
+            if next_due is None or next_due > now:
+                return 0
+        events = read_outbox(paths.webhooks)
+        with self._lock:
+            inflight = set(self._inflight.get(run_id, ()))
+        pending = [ev for ev in events.values() if ev.status == "pending"]
+        due = [ev for ev in pending if ev.due(now) and ev.webhook_id not in inflight]
+        later = [ev.next_at or now for ev in pending if ev.webhook_id not in inflight]
+        self._seen[run_id] = (key, min(later) if later else None)
+        if not due:
+            if run_id in self._held and not inflight:
+                self._held.pop(run_id)
+                self._leases.release(paths)
+            return 0
+        # Asked every time: a lease with a time-to-live (Redis) can be lost meanwhile.
+        if not self._leases.acquire(paths):
+            self._held.pop(run_id, None)
+            return 0
+        if run_id not in self._held:
+            self._held[run_id] = paths
+            # Another holder may have attempted since the read above: read again.
+            events = read_outbox(paths.webhooks)
+            due = [ev for ev in events.values() if ev.due(now) and ev.webhook_id not in inflight]
+        for ev in due:
+            with self._lock:
+                self._inflight.setdefault(run_id, set()).add(ev.webhook_id)
+            self._executor().submit(self._attempt, paths, ev)
+        return len(due)
+
+    def _executor(self) -> ThreadPoolExecutor:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(MAX_PARALLEL, thread_name_prefix="webhook")
+        return self._pool
+
+    def _attempt(self, paths: RunPaths, ev: OutboxEvent) -> None:
+        try:
+            outcome = self._post(ev)
+            status = Outbox(paths, self.schedule).record_attempt(ev, outcome)
+            self._announce(paths, ev, outcome, status)
+        except Exception:
+            log.exception("webhook %s", ev.webhook_id)
+        finally:
+            with self._lock:
+                self._inflight.get(paths.run_id, set()).discard(ev.webhook_id)
+            self._wake.set()
+
+    def _post(self, ev: OutboxEvent) -> AttemptOutcome:
+        assert self.url is not None and self._client is not None  # made by start()
+        return post_once(self._client, self.url, ev.webhook_id, ev.stage, ev.body, self._signer)
+
+    def _announce(
+        self, paths: RunPaths, ev: OutboxEvent, outcome: AttemptOutcome, status: str
+    ) -> None:
+        if status == "pending":
+            return
+        if status == "delivered":
+            self.delivered += 1
+        else:
+            self.gave_up += 1
+        emit = self._emit_for(paths)
+        if emit is None:
+            return
+        event: dict[str, Any] = {
+            "type": "webhook_delivered" if status == "delivered" else "webhook_failed",
+            "webhook_id": ev.webhook_id,
+            "stage": ev.stage,
+            "iteration": ev.iteration,
+            "attempts": ev.attempts + 1,
+            "status_code": outcome.status_code,
+        }
+        if status != "delivered":
+            event["reason"] = outcome.reason
+        with contextlib.suppress(Exception):  # progress info; the outbox has the facts
+            emit(event)
+
+
+class RunDispatcher(Dispatcher):
+    """The dispatcher inside a run's process: the loop's `enqueue` hands it events."""
+
+    def __init__(
+        self,
+        paths: RunPaths,
+        settings: Settings,
+        *,
+        emit: EmitFn | None,
+        url: str | None,
+        leases: OutboxLeases | None,
+    ) -> None:
+        super().__init__(
+            settings,
+            lambda: iter([paths]),
+            url=url if url is not None else settings.frontend_url,
+            leases=leases,
+            emit_for=lambda _: emit,
+        )
+        self.paths = paths
+        self.outbox = Outbox(paths, self.schedule)
+        self._known = set(read_outbox(paths.webhooks))
+
+    def enqueue(self, payload: WebhookPayload) -> str:
+        """Record the event in the outbox and wake the dispatcher; never blocks on the
+        network. Without a receiver the event is recorded as skipped, so `codreamer
+        webhooks redeliver --url` can send it later."""
+        wid = self.outbox.enqueue(payload, known=self._known)
+        if wid is None:
+            from codreamer.webhooks.envelope import webhook_id_for
+
+            return webhook_id_for(payload)
+        self._known.add(wid)
+        if not self.url:
+            ev = read_outbox(self.paths.webhooks)[wid]
+            self.outbox.skip(ev, "no FRONTEND_URL")
+        else:
+            self.start()
+            self.wake()
+        return wid
+
+    __call__ = enqueue
+
+
+def _emit_when_not_live(paths: RunPaths) -> EmitFn | None:
+    """Progress events for a run no process executes any more. While a run is live its
+    own process owns events.jsonl (its EventLog numbers the lines), so a store-wide
+    dispatcher leaves the log alone; the outbox still records every attempt."""
+    from codreamer.loop.events import EventLog
+    from codreamer.loop.status import read_meta
+
+    try:
+        if read_meta(paths).get("status") in LIVE:
+            return None
+    except (OSError, ValueError):
+        return None
+    return EventLog(paths.events).emit_event

@@ -1,0 +1,161 @@
+"""The celery executor's pieces against a real redis-server (no workers): leases,
+cluster-wide admission, routing, cancel, and the reaper that requeues a run whose
+worker died."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+sys.path[:0] = [str(Path(__file__).resolve().parents[1] / d) for d in ("e2e", "api")]
+from cluster_support import RedisServer  # noqa: E402
+
+from codreamer.config import Settings  # noqa: E402
+from codreamer.errors import QueueFullError, RunStateError  # noqa: E402
+from codreamer.graph.store import GraphStore  # noqa: E402
+from codreamer.loop.artifacts import RunPaths, new_run_id, read_jsonl  # noqa: E402
+from codreamer.loop.config import LoopConfig  # noqa: E402
+from codreamer.loop.status import create_run, read_meta, update_meta  # noqa: E402
+from codreamer.models import Prospect, Scenario  # noqa: E402
+from codreamer.runs.celery_app import LIVE_SET, cancel_key  # noqa: E402
+from codreamer.runs.cluster import CeleryExecutor, ClusterServices  # noqa: E402
+from codreamer.runs.redis_leases import Lease, RedisOutboxLeases, run_lease_key  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+WEAVE = REPO.parent / "shared" / "kg" / "weave-feedback-5.json"
+
+
+@pytest.fixture(scope="module")
+def redis_server(tmp_path_factory: pytest.TempPathFactory):
+    server = RedisServer(tmp_path_factory.mktemp("redis")).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def redis(redis_server: RedisServer):
+    client = redis_server.client()
+    client.flushall()
+    return client
+
+
+def _settings(tmp_path: Path, redis_server: RedisServer, **kw: object) -> Settings:
+    base: dict[str, object] = {
+        "results_dir": tmp_path / "results",
+        "data_dir": REPO / "data",
+        "broker_url": redis_server.url,
+        "max_concurrent_runs": 1,
+        "max_queued_runs": 1,
+        "run_lease_ttl_s": 1.0,
+    }
+    return Settings(**{**base, **kw})  # type: ignore[arg-type]
+
+
+def _create(executor: CeleryExecutor, policy: str = "embedded") -> RunPaths:
+    paths = executor.new_paths(new_run_id("api"))
+    scenario = Scenario(prospect=Prospect(name="Alex Rivera", company="Acme"), goal="A call")
+    config = LoopConfig(scenario=scenario, iterations=1, group_size=4)  # type: ignore[call-arg]
+    config = config.model_copy(update={"policy": policy})
+    store = GraphStore.from_json(json.loads(WEAVE.read_text()))
+    executor.submit(paths.run_id, lambda: create_run(paths, store, config))
+    return paths
+
+
+def _queued_run_ids(redis, queue: str) -> list[str]:
+    """The run ids of the task messages waiting in a queue (kombu's Redis lists)."""
+    out = []
+    for raw in redis.lrange(queue, 0, -1):
+        message = json.loads(raw)
+        assert message["headers"]["task"] == "codreamer.run"
+        out.append(message["headers"]["argsrepr"].strip("[]()',\""))
+    return out
+
+
+def test_a_lease_is_exclusive_expires_and_only_its_holder_can_release(redis) -> None:
+    a = Lease(redis, "codreamer:lease:run:x", ttl_s=0.5)
+    b = Lease(redis, "codreamer:lease:run:x", ttl_s=0.5)
+    assert a.acquire() and not b.acquire()
+    b.release()  # not b's: nothing happens
+    assert redis.get("codreamer:lease:run:x") == a.token
+    assert a.renew() and not b.renew()
+    time.sleep(0.7)  # a stops renewing (killed): the lease expires
+    assert b.acquire() and not a.renew()
+
+
+def test_outbox_leases_give_each_run_one_sender(redis, tmp_path: Path) -> None:
+    paths = RunPaths(tmp_path / "api-20250101-000000-aaaaaa")
+    one, two = RedisOutboxLeases(redis, 5), RedisOutboxLeases(redis, 5)
+    assert one.acquire(paths) and one.acquire(paths)  # re-entrant for its holder
+    assert not two.acquire(paths)
+    one.release(paths)
+    assert two.acquire(paths)
+
+
+def test_admission_is_cluster_wide_and_routes_art_to_the_gpu_queue(
+    redis, redis_server, tmp_path: Path
+) -> None:
+    settings = _settings(tmp_path, redis_server)
+    replica_a, replica_b = CeleryExecutor(settings), CeleryExecutor(settings)
+    first = _create(replica_a)
+    second = _create(replica_b, policy="art")
+    with pytest.raises(QueueFullError):  # 1 + 1 places in the whole cluster
+        _create(replica_a)
+    assert len(list((tmp_path / "results" / "runs").iterdir())) == 2  # nothing written
+    assert redis.smembers(LIVE_SET) == {first.run_id, second.run_id}
+    assert _queued_run_ids(redis, "codreamer") == [first.run_id]
+    assert _queued_run_ids(redis, "codreamer-gpu") == [second.run_id]
+
+    # Cancel a queued run from the other replica: cancelled at once, its place freed,
+    # and any worker that still gets its task skips it.
+    assert replica_b.cancel(first.run_id) == "cancelled"
+    assert read_meta(first)["status"] == "cancelled"
+    assert redis.exists(cancel_key(first.run_id))
+    assert first.run_id not in redis.smembers(LIVE_SET)
+    with pytest.raises(RunStateError):
+        replica_a.cancel(first.run_id)
+    assert replica_a.resume(first.run_id) == 0
+    assert read_meta(first)["status"] == "queued" and not redis.exists(cancel_key(first.run_id))
+
+
+def test_the_reaper_requeues_a_running_run_whose_lease_expired(
+    redis, redis_server, tmp_path: Path
+) -> None:
+    settings = _settings(tmp_path, redis_server, max_queued_runs=5)
+    executor = CeleryExecutor(settings)
+    paths = _create(executor)
+    redis.delete("codreamer")  # the worker took the message...
+    update_meta(paths, status="running")
+    lease = Lease(redis, run_lease_key(paths.run_id), ttl_s=1.0)
+    assert lease.acquire()  # ...and holds the run
+    services = ClusterServices(settings, executor.app)
+    assert services.reap() == []  # alive: left alone
+    time.sleep(1.2)  # the worker dies: no renewal
+    assert services.reap() == [paths.run_id]
+    assert services.reap() == []  # once, cluster-wide
+    assert ClusterServices(settings, executor.app).reap() == []
+    assert _queued_run_ids(redis, "codreamer") == [paths.run_id]
+    assert "run_requeued" in [e["type"] for e in read_jsonl(paths.events)]
+    # A run whose files say it ended leaves the admitted set.
+    update_meta(paths, status="succeeded")
+    services.reap()
+    assert paths.run_id not in redis.smembers(LIVE_SET)
+
+
+def test_worker_needs_a_broker(tmp_path: Path) -> None:
+    import os
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CODREAMER_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "codreamer.cli", "worker"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "CODREAMER_BROKER_URL" in done.stderr
