@@ -1,9 +1,10 @@
 """Pin the whole resolved dependency set, transitive too, in pyproject.toml.
 
-    uv sync --extra art && uv run python scripts/pin_dependencies.py && uv sync --extra art
+    uv sync --extra art --extra celery && uv run python scripts/pin_dependencies.py \
+        && uv sync --extra art --extra celery
 
 writes every installed distribution of the project's environment (the default
-install, the `art` extra and the dev group: what `.ci/run` installs) as
+install, the `art` and `celery` extras and the dev group: what `.ci/run` installs) as
 `name==version` into `[tool.uv] constraint-dependencies`. uv applies those to every
 resolution, so an install months from now gets the same starlette, h11, anyio,
 urllib3... as today. Unlike a lock file this records no download addresses, only
@@ -34,7 +35,9 @@ def frozen() -> list[str]:
         key=lambda p: p.split("==")[0].lower(),
     )
     if not pins:
-        raise SystemExit("uv pip freeze listed nothing: run `uv sync --extra art` first")
+        raise SystemExit(
+            "uv pip freeze listed nothing: run `uv sync --extra art --extra celery` first"
+        )
     return pins
 
 
