@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -65,6 +66,7 @@ class ClusterServices:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._dispatcher: Any = None
+        self._missing_since: dict[str, float] = {}
 
     def start(self) -> ClusterServices:
         from codreamer.webhooks.dispatcher import Dispatcher
@@ -104,7 +106,14 @@ class ClusterServices:
                 self.client.srem(LIVE_SET, run_id)
                 continue
             if status != "running" or self.client.exists(run_lease_key(run_id)):
+                self._missing_since.pop(run_id, None)
                 continue
+            # Missing for a whole TTL: a holder that was only slow has had time to take
+            # its lease back (see redis_leases._RENEW); this one is gone.
+            first = self._missing_since.setdefault(run_id, time.monotonic())
+            if time.monotonic() - first < self.settings.run_lease_ttl_s:
+                continue
+            self._missing_since.pop(run_id, None)
             # Once cluster-wide, for a lease's lifetime: the other reapers skip it.
             guard = f"{PREFIX}:requeue:{run_id}"
             ttl_ms = int(self.settings.run_lease_ttl_s * 2000)

@@ -25,10 +25,18 @@ PREFIX = "codreamer"
 _RELEASE = (
     "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0"
 )
+# Renew; or take back a lease that expired while nobody else took it (a holder that
+# was merely slow, e.g. starved of CPU, keeps its run).
 _RENEW = (
-    "if redis.call('get', KEYS[1]) == ARGV[1] then "
-    "return redis.call('pexpire', KEYS[1], ARGV[2]) end return 0"
+    "local v = redis.call('get', KEYS[1]) "
+    "if v == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end "
+    "if not v then return redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2]) and 1 or 0 end "
+    "return 0"
 )
+# Outbox leases live longer than run leases: taking over deliveries is never urgent
+# (the schedule is in minutes and hours), and a long TTL keeps a CPU-starved holder
+# from losing its lease in the middle of an attempt (which could send an event twice).
+MIN_OUTBOX_TTL_S = 30.0
 
 
 def holder_token() -> str:
@@ -89,7 +97,7 @@ class RedisOutboxLeases:
 
     def __init__(self, client: Any, ttl_s: float) -> None:
         self.client = client
-        self.ttl_s = ttl_s
+        self.ttl_s = max(MIN_OUTBOX_TTL_S, 2 * ttl_s)
         self.token = holder_token()
         self._held: dict[str, Lease] = {}
         self._lock = threading.Lock()

@@ -4,7 +4,7 @@ Rows (one JSON object a line; `at` is ISO time, `*_ts` Unix seconds):
 
     {"type": "enqueued",  "webhook_id", "stage", "iteration", "payload", "at", "next_at_ts"}
     {"type": "attempt",   "webhook_id", "attempt", "status_code", "error", "elapsed_ms",
-                          "next_delay_s", "next_at_ts", "at"}
+                          "next_delay_s", "next_at_ts", "outcome", "at"}
     {"type": "delivered", "webhook_id", "attempts", "status_code", "at"}
     {"type": "gave_up",   "webhook_id", "attempts", "status_code", "reason", "at"}
     {"type": "skipped",   "webhook_id", "reason", "at"}            (no receiver configured)
@@ -79,7 +79,14 @@ def read_outbox(path: Path) -> dict[str, OutboxEvent]:
         if kind == "attempt":
             ev.attempts = max(ev.attempts, int(row.get("attempt") or 0))
             ev.status_code = row.get("status_code")
-            if ev.status == "pending":
+            # The attempt row settles the event by itself (the terminal row that follows
+            # confirms it), so no reader ever sees a finished attempt as still due.
+            outcome = row.get("outcome")
+            if outcome == "delivered":
+                ev.status, ev.reason = "delivered", None
+            elif outcome == "gave_up" and ev.status != "delivered":
+                ev.status, ev.reason = "gave_up", row.get("reason")
+            elif ev.status == "pending":
                 ev.next_at = row.get("next_at_ts")
         elif kind == "delivered":
             ev.status, ev.reason = "delivered", None
@@ -172,31 +179,31 @@ class Outbox:
             if outcome.verdict == "retry" and not final
             else None
         )
-        append_jsonl(
-            self.path,
-            {
-                "type": "attempt",
-                "webhook_id": ev.webhook_id,
-                "attempt": n,
-                "status_code": outcome.status_code,
-                "error": outcome.error,
-                "elapsed_ms": outcome.elapsed_ms,
-                "next_delay_s": None if delay is None else round(delay, 3),
-                "next_at_ts": None if delay is None else time.time() + delay,
-                "at": outcome.started_at,
-                **extra,
-            },
-        )
-        if outcome.verdict == "delivered":
-            self._terminal("delivered", ev.webhook_id, n, outcome.status_code, None, extra)
-            return "delivered"
-        if delay is None:
-            reason = outcome.reason
+        status = "delivered" if outcome.verdict == "delivered" else "pending"
+        reason = None
+        if status == "pending" and delay is None:
+            status, reason = "gave_up", outcome.reason
             if outcome.verdict == "retry" and not final:
                 reason = f"{reason}; gave up after {n} attempt(s)"
-            self._terminal("gave_up", ev.webhook_id, n, outcome.status_code, reason, extra)
-            return "gave_up"
-        return "pending"
+        row: dict[str, Any] = {
+            "type": "attempt",
+            "webhook_id": ev.webhook_id,
+            "attempt": n,
+            "status_code": outcome.status_code,
+            "error": outcome.error,
+            "elapsed_ms": outcome.elapsed_ms,
+            "next_delay_s": None if delay is None else round(delay, 3),
+            "next_at_ts": None if delay is None else time.time() + delay,
+            "outcome": "retry" if status == "pending" else status,
+            "at": outcome.started_at,
+            **extra,
+        }
+        if reason is not None:
+            row["reason"] = reason
+        append_jsonl(self.path, row)
+        if status != "pending":
+            self._terminal(status, ev.webhook_id, n, outcome.status_code, reason, extra)
+        return status
 
     def give_up(self, ev: OutboxEvent, reason: str) -> None:
         self._terminal("gave_up", ev.webhook_id, ev.attempts, ev.status_code, reason, {})

@@ -74,7 +74,7 @@ def test_two_replicas_two_workers_survive_kills_and_a_receiver_outage(tmp_path: 
         results,
         FRONTEND_URL=rx.url,
         CODREAMER_WEBHOOK_SCHEDULE=SCHEDULE,
-        CODREAMER_RUN_LEASE_TTL="3",
+        CODREAMER_RUN_LEASE_TTL="4",
         CODREAMER_MAX_CONCURRENT_RUNS="2",
         CODREAMER_MAX_QUEUED_RUNS="10",
     )
