@@ -38,6 +38,10 @@ FAST_WEBHOOKS = {
 }
 
 
+class PortTaken(RuntimeError):
+    pass
+
+
 class ApiServer:
     def __init__(self, home: Path, env: dict[str, str] | None = None, port: int | None = None):
         self.home = home
@@ -66,6 +70,16 @@ class ApiServer:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 30.0) -> ApiServer:
+        # A free port can be taken by another process between the probe and the bind
+        # (many test runs share this machine): try a new one then, a few times.
+        for _ in range(3):
+            try:
+                return self._start(timeout)
+            except PortTaken:
+                self.port = free_port()
+        return self._start(timeout)
+
+    def _start(self, timeout: float) -> ApiServer:
         # Its own process group, so a kill reaches only what this test started.
         self.proc = subprocess.Popen(
             [
@@ -89,9 +103,11 @@ class ApiServer:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(
-                    f"API exited ({self.proc.returncode}):\n{self.log.read_text()[-3000:]}"
-                )
+                log = self.log.read_text()[-3000:]
+                if "already in use" in log:
+                    self.log.write_text("")
+                    raise PortTaken(self.port)
+                raise RuntimeError(f"API exited ({self.proc.returncode}):\n{log}")
             try:
                 if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
                     return self
