@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import typer
 
-from codreamer.commands import cluster, graph_judge, learning, prompts, servers, webhooks
+from codreamer.commands import cluster, graph_judge, learning, llm, prompts, servers, webhooks
 
 app = typer.Typer(
     name="codreamer",
@@ -29,6 +29,10 @@ prompts_app = typer.Typer(
 app.add_typer(graph_app, name="graph")
 app.add_typer(webhooks_app, name="webhooks")
 app.add_typer(prompts_app, name="prompts")
+llm_app = typer.Typer(
+    help="A real local LLM (the local-llm extra).", no_args_is_help=True, rich_markup_mode=None
+)
+app.add_typer(llm_app, name="llm")
 
 # The commands, by topic; `--help` lists them in this order.
 graph_judge.register(app, graph_app)
@@ -37,6 +41,7 @@ servers.register(app)
 cluster.register(app)
 webhooks.register(webhooks_app)
 prompts.register(prompts_app)
+llm.register(llm_app)
 
 
 def _run(args: list[str] | None = None) -> None:

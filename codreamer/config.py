@@ -138,9 +138,13 @@ class Settings(BaseSettings):
     llm_temperature: float = Field(1.0, validation_alias="CODREAMER_LLM_TEMPERATURE")
     # Ask for token log-probs (some OpenAI-compatible servers reject the field).
     llm_logprobs: bool = Field(True, validation_alias="CODREAMER_LLM_LOGPROBS")
-    # The most tokens one LLM reply may have (policy turns, judge answers, prompt
-    # suggestions): one runaway tool argument must not fill a server's context.
+    # The most tokens one LLM reply may have (policy turns, prompt suggestions):
+    # one runaway tool argument must not fill a server's context.
     llm_max_tokens: int = Field(1024, ge=16, le=32_768, validation_alias="CODREAMER_LLM_MAX_TOKENS")
+    # The same bound for the llm judge's answers (a JSON object of short reasons).
+    judge_max_tokens: int = Field(
+        1024, ge=64, le=32_768, validation_alias="CODREAMER_JUDGE_MAX_TOKENS"
+    )
     # The prompt trainer also asks the policy's LLM to rewrite the weakest section
     # (its rule-based suggestions are always made; a bad LLM answer is dropped).
     prompt_llm_suggestions: bool = Field(False, validation_alias="CODREAMER_PROMPT_LLM_SUGGESTIONS")

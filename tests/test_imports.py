@@ -10,7 +10,7 @@ from pathlib import Path
 
 from llm.openai_server import OpenAIServer, clean_env
 
-HEAVY = ("art", "weave", "litellm", "openai", "torch", "wandb")
+HEAVY = ("art", "weave", "litellm", "openai", "torch", "wandb", "xllamacpp")
 
 # Runs the console script's `main` in-process, then reports which heavy modules got
 # imported (on stderr, after the command's own output).

@@ -67,7 +67,7 @@ SYSTEM = (
 # Bounds on the answer: a reason is one sentence. Without a maxLength a small model
 # can ramble until max_tokens cuts the JSON off mid-string (an unparseable answer);
 # servers that constrain output to the schema (llama.cpp) stop the string in time.
-MAX_REASON_CHARS = 160
+MAX_REASON_CHARS = 120
 
 
 def response_schema(names: tuple[str, ...]) -> dict[str, Any]:
@@ -159,7 +159,7 @@ class LLMJudge:
             client,
             settings.judge_model or settings.openai_model,
             concurrency=settings.llm_concurrency,
-            max_tokens=settings.llm_max_tokens,
+            max_tokens=settings.judge_max_tokens,
         )
 
     @op("codreamer.judge.llm")

@@ -99,7 +99,7 @@ class RulerJudge:
             api_key,
             timeout_s=settings.llm_timeout_s,
             max_retries=settings.llm_max_retries,
-            max_tokens=settings.llm_max_tokens,
+            max_tokens=settings.judge_max_tokens,
         )
 
     def trajectory_messages(self, email: FinalEmail, scenario: Scenario) -> list[dict[str, Any]]:
