@@ -158,7 +158,13 @@ def test_openai_policy_rollouts_finish_on_the_real_model(llm_url, store, scenari
     greedy = rollout(policy, env, np.random.default_rng(1), metas[0], greedy=True)
     for t in [*trajs, greedy]:
         assert t.final_email.body.strip()
-        roles = [m["role"] for m in t.messages]
+        # What the model was sent: everything before each of its own replies. (A
+        # finalize composed here after the depth cap is recorded, never sent.)
+        sent = t.messages
+        if t.metadata.auto_finalized:
+            last = max(i for i, m in enumerate(t.messages) if m["role"] == "assistant")
+            sent = t.messages[:last]
+        roles = [m["role"] for m in sent]
         assert all(not (a == b == "assistant") for a, b in zip(roles, roles[1:], strict=False))
         for m in t.messages:
             for c in m.get("tool_calls") or []:
