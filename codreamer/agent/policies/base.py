@@ -63,8 +63,10 @@ class PolicySession(Protocol):
 
 class Policy(Protocol):
     name: str
-    # An LLM policy's prompt (the prompt trainer edits it); None for the embedded one.
-    prompt: Prompt | None
+    @property
+    def prompt(self) -> Prompt | None:
+        """An LLM policy's prompt (the prompt trainer edits it); None for the embedded one."""
+        ...
 
     def start(self, env: RolloutEnv, rng: np.random.Generator, greedy: bool) -> PolicySession: ...
 
