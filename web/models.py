@@ -101,6 +101,7 @@ class AgentState(BaseModel):
     # The run the page last started (or resumed), so a reload still follows it, and
     # that run's own newest result: the page shows a run's email only under that run.
     active_run_id: str | None = None
+    active_since: datetime | None = None
     active: EmailNode | None = None
     active_history: list[MetricPoint] = Field(default_factory=list)
 

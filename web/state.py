@@ -114,6 +114,7 @@ class StateStore:
         self._run_capacity = max(2, run_capacity)
         self._latest_run: str | None = None  # the run of the newest result overall
         self._active_run: str | None = None  # the run this dashboard last started
+        self._active_since: datetime | None = None
         self._seen: OrderedDict[str, None] = OrderedDict()
         self._dedupe_capacity = dedupe_capacity
         self._subscribers: set[_Subscriber] = set()
@@ -133,6 +134,7 @@ class StateStore:
             latest=latest.latest.model_copy(deep=True) if latest else None,
             history=latest.points() if latest else [],
             active_run_id=self._active_run,
+            active_since=self._active_since,
             active=active.latest.model_copy(deep=True) if active else None,
             active_history=active.points() if active else [],
         )
@@ -212,6 +214,7 @@ class StateStore:
     def set_active_run(self, run_id: str | None) -> None:
         with self._lock:
             self._active_run = run_id
+            self._active_since = utc_now() if run_id else None
             self._bump_locked()
 
     def _evict_locked(self) -> None:

@@ -88,10 +88,15 @@ function renderEmail(latest, isMock, emptyText) {
     li.append(el('a', { href: `#${nodeAnchor(c)}`, 'data-node-id': c }, c));
     return li;
   }));
-  const iter = latest.iteration ?? '–';
-  const of = latest.iterations ? `/${latest.iterations}` : '';
-  const when = latest.received_at ? new Date(latest.received_at).toLocaleTimeString() : '';
-  meta.textContent = `${isMock ? 'mock data · ' : ''}run ${latest.run_id} · ${latest.stage} · iteration ${iter}${of}${when && !isMock ? ` · received ${when}` : ''}`;
+  const when = latest.received_at && !isMock ? ` · received ${new Date(latest.received_at).toLocaleTimeString()}` : '';
+  meta.textContent = `${isMock ? 'mock data · ' : ''}run ${latest.run_id} · ${stageText(latest)}${when}`;
+}
+
+function stageText(latest) {
+  const of = latest.iterations ? ` of ${latest.iterations}` : '';
+  if (latest.stage === 'baseline') return 'baseline (untrained)';
+  if (latest.stage === 'final') return 'final: the best email of the run';
+  return `iteration ${latest.iteration ?? '–'}${of}`;
 }
 
 function graphFor(latest, isMock) {
@@ -140,7 +145,10 @@ function renderRun(v) {
 function renderOtherRun() {
   const s = ui.state;
   const started = s.active_run_id;
-  const other = s.latest && started && s.latest.run_id !== started ? s.latest : null;
+  // Another run's result is worth a word only if it arrived after this run started.
+  const since = s.active_since ? Date.parse(s.active_since) : 0;
+  const other = s.latest && started && s.latest.run_id !== started
+    && Date.parse(s.latest.received_at) >= since ? s.latest : null;
   const box = $('other-run');
   if (ui.followLatest && started) {
     box.hidden = false;
@@ -148,7 +156,7 @@ function renderOtherRun() {
     $('show-other').textContent = `Back to ${started}`;
   } else if (other) {
     box.hidden = false;
-    $('other-run-text').textContent = `Another run (${other.run_id}, ${other.stage}) posted a newer result. This page follows ${started}, the run started here.`;
+    $('other-run-text').textContent = `Another run (${other.run_id}, ${other.stage}) posted a result since. This page follows ${started}, the run started here.`;
     $('show-other').textContent = 'Show it';
   } else {
     box.hidden = true;
@@ -321,9 +329,13 @@ function describeError(r) {
   return `The backend answered ${r.status}.`;
 }
 
-function startFollowing(runId, status) {
+function startFollowing(runId, status, keepResult) {
   ui.followLatest = false;
-  ui.state = { ...ui.state, active_run_id: runId, active: null, active_history: [] };
+  // A new run has no email yet: never show the previous run's under it. A resumed
+  // run keeps its own latest result until the next one arrives.
+  if (!keepResult || ui.state.active_run_id !== runId) {
+    ui.state = { ...ui.state, active_run_id: runId, active: null, active_history: [] };
+  }
   ui.run = { run_id: runId, status: status || 'queued', progress: {} };
   ui.runUnreachable = false;
   ui.renderedKey = null;
@@ -360,7 +372,7 @@ async function onRunAction(action) {
   try {
     const r = await postJson(`/api/run/${encodeURIComponent(id)}/${action}`, {});
     if (!r.ok) throw new Error(describeError(r));
-    if (action === 'resume') startFollowing(id, r.data && r.data.status);
+    if (action === 'resume') startFollowing(id, r.data && r.data.status, true);
     else { ui.run = { ...(ui.run || {}), run_id: id, status: (r.data && r.data.status) || 'cancelled' }; watchRun(id); render(); }
   } catch (e) {
     error.textContent = e.message;

@@ -59,7 +59,7 @@ function applyLimits(limits) {
   $('sender-note').textContent = form.acceptsSender ? '' : 'This backend takes no sender in the request: '
     + 'it signs emails from its own settings (CODREAMER_SENDER_NAME, CODREAMER_SENDER_COMPANY).';
   $('form-source').textContent = limits.source === 'backend'
-    ? 'limits from the backend' : 'backend not reachable: default limits';
+    ? 'limits from the backend' : 'default limits: the backend did not publish its own';
 }
 
 export async function initForm(getJson) {

@@ -13,7 +13,7 @@ const COL = { boxW: 184, boxH: 72, gapX: 52, gapY: 12, maxRows: 12, top: 40 };
 const ROW = { minBoxW: 132, maxBoxW: 220, boxH: 66, gapX: 10, gapY: 34, gutter: 20, maxPerRow: 4 };
 // Below this scale the columns layout is unreadable: switch to rows.
 const MIN_SCALE = 0.72;
-const CHAR_PX = 7.3; // average width of a 12.5 px bold label character
+const CHAR_PX = 7.6; // average width of a 12.5 px bold label character
 
 // Depth of each node: BFS from "Customer Job", then from any other unreached root.
 export function layers(ids, edges) {
@@ -200,10 +200,12 @@ export function renderGraphSvg(container, nodes, edges, cited, scale) {
   root.append(defs);
 
   const edgeLayer = svg('g', { class: 'edges' });
+  let backEdges = 0;
   for (const e of edges) {
     const a = pos.get(e.source); const b = pos.get(e.target);
     if (!a || !b || e.source === e.target) continue;
     const { d, back } = edgePath(a, b, geo.vertical);
+    if (back) backEdges += 1;
     const isCited = cited.has(e.source) && cited.has(e.target);
     const path = svg('path', {
       class: `edge${back ? ' back' : ''}${isCited ? ' cited' : ''}`, d, 'marker-end': 'url(#arrow)',
@@ -236,7 +238,23 @@ export function renderGraphSvg(container, nodes, edges, cited, scale) {
     nodeLayer.append(g);
   }
   root.append(nodeLayer);
-  container.replaceChildren(root, legend(scale, true));
+  container.replaceChildren(root, legend(scale, true, backEdges > 0));
+  fitLabels(root);
+}
+
+// Character counts only estimate widths: once drawn, shorten any line that still
+// runs past its box (wide letters, another font), so no label leaves its node.
+function fitLabels(root) {
+  for (const g of root.querySelectorAll('g.node')) {
+    const room = Number(g.querySelector('rect.box').getAttribute('width')) - 14;
+    for (const t of g.querySelectorAll('text.node-label')) {
+      let text = t.textContent;
+      while (text.length > 4 && t.getComputedTextLength() > room) {
+        text = `${text.replace(/…$/, '').slice(0, -1).trimEnd()}…`;
+        t.textContent = text;
+      }
+    }
+  }
 }
 
 export function renderNodeList(container, nodes, cited, scale) {
@@ -265,7 +283,7 @@ export function renderNodeList(container, nodes, cited, scale) {
   container.replaceChildren(list, legend(scale, false));
 }
 
-function legend(scale, withEdges) {
+function legend(scale, withEdges, backEdges) {
   const box = el('div', { class: 'legend', id: 'graph-legend' });
   const ramp = el('span', { class: 'legend-ramp' });
   ramp.style.background = scale.gradient;
@@ -280,8 +298,8 @@ function legend(scale, withEdges) {
   box.append(colours);
   box.append(el('span', {}, 'bar and number: score from 0 to 1 (new nodes start at 0.5)'));
   box.append(el('span', {}, 'gold outline: cited in the email'));
-  if (withEdges) box.append(el('span', {}, 'dashed: edge back to an earlier layer'));
-  else box.append(el('span', {}, 'edges unavailable: the backend did not give this run\'s graph'));
+  if (backEdges) box.append(el('span', {}, 'dashed: edge back to an earlier layer'));
+  if (!withEdges) box.append(el('span', {}, 'edges unavailable: the backend did not give this run\'s graph'));
   return box;
 }
 
