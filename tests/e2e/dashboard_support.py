@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -112,6 +113,24 @@ def screens(page: Any, name: str, expect_nodes: int | None = None, settle_ms: in
         path = ARTIFACTS / f"screen-{name}-{width}x{height}.png"
         page.screenshot(path=str(path), full_page=True)
     page.set_viewport_size({"width": DESKTOP[0], "height": DESKTOP[1]})
+
+
+def click_generate(page: Any, timeout_s: float = 60) -> str:
+    """Click "Generate email"; the id of the new run once the page follows it."""
+    status = page.locator("#run-status")
+    before = status.inner_text() if status.is_visible() else ""
+    old = before.split()[1] if before.startswith("Run ") else None
+    page.click("#generate")
+    deadline = time.monotonic() + timeout_s
+    while True:
+        text = status.inner_text()
+        if text.startswith("Run ") and text.split()[1] != old:
+            run_id: str = text.split()[1]
+            return run_id
+        error = page.locator("#generate-error")
+        assert error.is_hidden(), error.inner_text()
+        assert time.monotonic() < deadline, f"no new run after Generate: {text!r}"
+        page.wait_for_timeout(100)
 
 
 def post_webhook(dash_url: str, secret: str | None, payload: dict[str, Any]) -> httpx.Response:

@@ -23,6 +23,7 @@ from dashboard_support import (
     DESKTOP,
     ScriptedBackend,
     check_layout,
+    click_generate,
     launch_browser,
     payload,
     post_webhook,
@@ -209,9 +210,7 @@ def run_to_final(tab: Any, graph_file: Path | None, scenario_file: Path | None) 
         tab.set_input_files("#graph-file", str(graph_file))
     tab.fill("#iterations", "3")
     tab.fill("#depth", "6")
-    tab.click("#generate")
-    tab.wait_for_selector("#run-status:has-text('Run ')")
-    run_id = tab.locator("#run-status").inner_text().split()[1]
+    run_id = click_generate(tab)
     tab.wait_for_selector(f"#email-meta:has-text('run {run_id} · final')")
     tab.wait_for_selector(f"#run-status:has-text('{run_id} · succeeded')")
     return run_id

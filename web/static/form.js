@@ -17,8 +17,8 @@ const form = {
 function setText(id, value) { $(id).value = value ?? ''; }
 
 function fillFromPreset(id) {
-  const s = form.presets.get(id);
-  if (!s) return;
+  // "Your own prospect" starts from empty fields rather than the last preset's.
+  const s = form.presets.get(id) || { prospect: {}, goal: '' };
   const p = s.prospect || {};
   for (const [key, field] of Object.entries(PROSPECT_FIELDS)) setText(field, p[key]);
   setText('p-tech', (p.tech_stack || []).join(', '));
