@@ -76,6 +76,7 @@ function renderEmail(latest, isMock, emptyText) {
     subject.classList.add('empty');
     body.replaceChildren(el('p', {}, emptyText ? emptyText[1] : 'Start a run, or wait for the backend\'s webhook.'));
     citations.replaceChildren();
+    $('citations-title').hidden = true;
     meta.textContent = '';
     return;
   }
@@ -83,6 +84,7 @@ function renderEmail(latest, isMock, emptyText) {
   subject.textContent = latest.email.subject;
   if (isMock) subject.append(el('span', { class: 'mock-tag' }, 'mock data'));
   body.replaceChildren(...paragraphs(latest.email.body).map((p) => el('p', {}, p)));
+  $('citations-title').hidden = !(latest.email.citations || []).length;
   citations.replaceChildren(...(latest.email.citations || []).map((c) => {
     const li = el('li');
     li.append(el('a', { href: `#${nodeAnchor(c)}`, 'data-node-id': c }, c));
@@ -96,6 +98,10 @@ function stageText(latest) {
   const of = latest.iterations ? ` of ${latest.iterations}` : '';
   if (latest.stage === 'baseline') return 'baseline (untrained)';
   if (latest.stage === 'final') return 'final: the best email of the run';
+  if (latest.stage === 'backend') {
+    const it = latest.iteration === null ? '' : ` (iteration ${latest.iteration})`;
+    return `read from the backend${it}: its webhook did not arrive here`;
+  }
   return `iteration ${latest.iteration ?? '–'}${of}`;
 }
 
@@ -115,6 +121,20 @@ function graphFor(latest, isMock) {
   return null;
 }
 
+// A followed run that stopped without its webhook reaching us still has an email on
+// the backend (GET /runs/{id} latest_email): show that, saying where it came from.
+function backendEmail(v, run, status) {
+  if (!v.follow || v.latest || !run || ACTIVE.has(status) || !run.latest_email) return null;
+  const le = run.latest_email;
+  const email = le.email && typeof le.email === 'object' ? le.email : le;
+  if (typeof email.subject !== 'string' || typeof email.body !== 'string') return null;
+  return {
+    run_id: run.run_id, stage: 'backend', iteration: Number.isInteger(le.iteration) ? le.iteration : null,
+    iterations: null, node_scores: {}, received_at: null,
+    email: { subject: email.subject, body: email.body, citations: Array.isArray(email.citations) ? email.citations : [] },
+  };
+}
+
 function runFor(id) {
   return ui.run && ui.run.run_id === id ? ui.run : null;
 }
@@ -131,7 +151,8 @@ function renderRun(v) {
   if (p.step && ACTIVE.has(status)) parts.push(`step: ${p.step}`);
   if (ui.runUnreachable) parts.push('backend unreachable: status may be out of date');
   $('run-status').textContent = parts.join(' · ');
-  const fraction = Number(p.fraction);
+  let fraction = Number(p.fraction);
+  if (!Number.isFinite(fraction) && p.iterations) fraction = (Number(p.iteration) || 0) / p.iterations;
   $('run-progress').value = status === 'succeeded' ? 1 : (Number.isFinite(fraction) ? fraction : 0);
   const note = runNote(run, v.latest, window.location.origin);
   $('run-note').hidden = !note;
@@ -140,6 +161,7 @@ function renderRun(v) {
   const canAct = run && !ui.runUnreachable;
   $('resume-run').hidden = !(canAct && RESUMABLE.has(status));
   $('cancel-run').hidden = !(canAct && CANCELLABLE.has(status));
+  $('run-actions').hidden = $('resume-run').hidden && $('cancel-run').hidden;
 }
 
 function renderOtherRun() {
@@ -170,22 +192,23 @@ function render() {
   const run = v.follow ? runFor(v.follow) : null;
   const status = run ? run.status : (v.follow ? 'starting' : null);
   const waiting = Boolean(v.follow && !v.latest && ACTIVE.has(status) && ui.backendReachable !== false);
+  const latest = v.latest || backendEmail(v, run, status);
 
   // Progress polls call render() every second: rebuild the email, graph and chart only
   // when what they show changed, so the page doesn't flicker or lose a hovered node.
-  const graph = graphFor(v.latest, v.mock);
-  const runForChart = !v.mock && ui.run && v.latest && ui.run.run_id === v.latest.run_id ? ui.run : null;
+  const graph = graphFor(latest, v.mock);
+  const runForChart = !v.mock && ui.run && latest && ui.run.run_id === latest.run_id ? ui.run : null;
   const points = chartPoints(runForChart, v.history);
-  const emptyText = v.follow && !v.latest
+  const emptyText = v.follow && !latest
     ? (waiting ? ['Dreaming…', `No email yet for run ${v.follow}: the first arrives after the baseline.`]
       : ['No email from this run', `Run ${v.follow} has sent no email to this dashboard.`])
     : null;
-  const key = JSON.stringify([v.mock, v.follow, v.latest, v.history, points, graph !== null,
+  const key = JSON.stringify([v.mock, v.follow, latest, v.history, points, graph !== null,
     graph && graph.nodes.length, emptyText]);
   if (key !== ui.renderedKey) {
     ui.renderedKey = key;
-    renderEmail(v.latest, v.mock, emptyText);
-    renderGraph($('graph-view'), v.latest, graph);
+    renderEmail(latest, v.mock, emptyText);
+    renderGraph($('graph-view'), latest, graph);
     renderChart($('chart-view'), points);
     renderRewardTable($('reward-table'), points);
   }
