@@ -100,7 +100,7 @@ function stageText(latest) {
   if (latest.stage === 'final') return 'final: the best email of the run';
   if (latest.stage === 'backend') {
     const it = latest.iteration === null ? '' : ` (iteration ${latest.iteration})`;
-    return `read from the backend${it}: its webhook did not arrive here`;
+    return `read from the backend${it}: its webhook has not arrived here`;
   }
   return `iteration ${latest.iteration ?? '–'}${of}`;
 }
