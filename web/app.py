@@ -10,7 +10,7 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from web import api, page, receiver
+from web import api, page, receiver, session
 from web.config import WebSettings
 from web.context import WebContext
 
@@ -68,6 +68,7 @@ def create_app(settings: WebSettings | None = None) -> FastAPI:
 
     app = FastAPI(title="CoDreamer dashboard", lifespan=lifespan)
     app.state.ctx = ctx
+    session.install(app)
     app.include_router(receiver.router)
     app.include_router(api.router)
     app.include_router(page.router)

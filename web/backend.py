@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 
@@ -78,11 +79,18 @@ class BackendClient:
     async def start_run(self, body: dict[str, Any]) -> BackendAnswer:
         return await self.request("POST", "/learn-loop", json=body)
 
+    # Run ids are validated by the routes (web/guard.py); quoting is the second lock.
     async def run(self, run_id: str) -> BackendAnswer:
-        return await self.request("GET", f"/runs/{run_id}")
+        return await self.request("GET", f"/runs/{quote(run_id, safe='')}")
 
     async def graph(self, run_id: str) -> BackendAnswer:
-        return await self.request("GET", f"/runs/{run_id}/graph")
+        return await self.request("GET", f"/runs/{quote(run_id, safe='')}/graph")
+
+    async def run_action(self, run_id: str, action: str) -> BackendAnswer:
+        return await self.request("POST", f"/runs/{quote(run_id, safe='')}/{action}")
+
+    async def openapi(self) -> BackendAnswer:
+        return await self.request("GET", "/openapi.json")
 
     async def scenarios(self) -> BackendAnswer:
         return await self.request("GET", "/scenarios")

@@ -37,12 +37,39 @@ class WebSettings(BaseSettings):
         default=10_000, ge=1, validation_alias="CODREAMER_WEB_DEDUPE_CAPACITY"
     )
 
+    # The dashboard's own credential. When set, or when the backend has a key, every page
+    # read and every write except the webhook receiver needs a session cookie, which
+    # `POST /api/login` with this password gives.
+    password: str | None = Field(default=None, validation_alias="CODREAMER_WEB_PASSWORD")
+    # Signs session cookies. Unset: derived from the password, so changing the password
+    # signs everyone out and sessions survive a restart.
+    session_secret: str | None = Field(
+        default=None, validation_alias="CODREAMER_WEB_SESSION_SECRET"
+    )
+    session_hours: float = Field(
+        default=12.0, gt=0, le=24 * 30, validation_alias="CODREAMER_WEB_SESSION_HOURS"
+    )
+    # Other origins allowed to write (comma-separated, e.g. `https://ops.example`); the
+    # dashboard's own origin always is.
+    allowed_origins: str = Field(default="", validation_alias="CODREAMER_WEB_ALLOWED_ORIGINS")
+
+    @property
+    def auth_required(self) -> bool:
+        """A protected backend must never be reachable through an open dashboard."""
+        return bool(self.password or self.api_key)
+
+    @property
+    def extra_origins(self) -> frozenset[str]:
+        return frozenset(
+            o.strip().rstrip("/").lower() for o in self.allowed_origins.split(",") if o.strip()
+        )
+
     @field_validator("api_url")
     @classmethod
     def _strip_slash(cls, v: str) -> str:
         return v.rstrip("/")
 
-    @field_validator("webhook_secret")
+    @field_validator("webhook_secret", "password", "session_secret", "api_key")
     @classmethod
     def _empty_is_none(cls, v: str | None) -> str | None:
         # `CODREAMER_WEBHOOK_SECRET=` in a .env means "no secret", not "an empty key".

@@ -7,7 +7,7 @@ vice versa; a contract test checks both directions, so keep the field names.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -48,7 +48,7 @@ class WebhookPayload(BaseModel):
     # NaN/inf would make `/api/state` invalid JSON for the browser.
     model_config = ConfigDict(extra="ignore", allow_inf_nan=False)
 
-    run_id: str = Field(min_length=1)
+    run_id: str = Field(min_length=1, max_length=200)
     stage: Stage = "final"
     iteration: int | None = Field(None, ge=0)
     iterations: int | None = Field(None, ge=0)
@@ -95,18 +95,57 @@ class AgentState(BaseModel):
     """Everything `GET /api/state` returns; `version` grows on every change."""
 
     version: int = 0
+    # The newest result of any run, and its run's metric points in iteration order.
     latest: EmailNode | None = None
-    # The metrics of every accepted event of the latest run, by arrival.
     history: list[MetricPoint] = Field(default_factory=list)
-    # The run the page last started, so a reload still shows it is in progress.
+    # The run the page last started (or resumed), so a reload still follows it, and
+    # that run's own newest result: the page shows a run's email only under that run.
     active_run_id: str | None = None
+    active_since: datetime | None = None
+    active: EmailNode | None = None
+    active_history: list[MetricPoint] = Field(default_factory=list)
+
+
+def _text(max_length: int, min_length: int = 0) -> Any:
+    return Field(None, min_length=min_length, max_length=max_length)
+
+
+class ProspectIn(BaseModel):
+    """Who the email is for, as the form describes them (DESIGN §2's prospect)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=200)
+    email: str | None = _text(320)
+    title: str | None = _text(200)
+    company: str | None = _text(200)
+    industry: str | None = _text(200)
+    notes: str | None = _text(4000)
+    tech_stack: list[Annotated[str, Field(max_length=100)]] | None = Field(None, max_length=50)
+
+
+class ScenarioIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str | None = _text(100, 1)
+    prospect: ProspectIn
+    goal: str = Field(min_length=1, max_length=500)
+    seed_nodes: list[Annotated[str, Field(max_length=500)]] | None = Field(None, max_length=20)
+
+
+class SenderIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = _text(200)
+    company: str | None = _text(200)
+    title: str | None = _text(200)
 
 
 class GenerateRequest(BaseModel):
     """What the page's "Generate email" form sends; passed on to `POST /learn-loop`.
 
-    Only shapes are checked here; the backend validates graphs and ranges and its
-    4xx answers are handed back to the page as they are.
+    Only shapes (and sane sizes) are checked here; the backend validates graphs and
+    ranges and its 4xx answers are handed back to the page as they are.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -114,6 +153,7 @@ class GenerateRequest(BaseModel):
     iterations: int = Field(2, ge=1)
     depth: int = Field(5, ge=1)
     group_size: int | None = Field(None, ge=1)
-    seed: int | None = None
+    seed: int | None = Field(None, ge=0)
     graph: list[dict[str, object]] | None = None
-    scenario: str | dict[str, object] | None = None
+    scenario: Annotated[str, Field(min_length=1, max_length=100)] | ScenarioIn | None = None
+    sender: SenderIn | None = None

@@ -14,6 +14,8 @@ from fastapi.responses import HTMLResponse
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from web.context import get_context
+from web.models import AgentState
+from web.session import session_info
 
 router = APIRouter()
 
@@ -48,12 +50,17 @@ _ENV = _environment()
 @router.get("/", response_class=HTMLResponse)
 async def index(request: Request) -> HTMLResponse:
     ctx = get_context(request)
-    state = ctx.store.snapshot()
+    auth = session_info(request)
+    # Signed out, the page is only the sign-in form: no result, no backend address.
+    state = ctx.store.snapshot() if auth["signed_in"] else AgentState()
+    shown = state.active if state.active_run_id else state.latest
     html = _ENV.get_template("index.html").render(
         state=state,
+        shown=shown,
         # `tojson` escapes <, > and & so this data block cannot close its own tag.
         state_data=state.model_dump(mode="json"),
-        api_url=ctx.settings.api_url,
+        auth=auth,
+        api_url=ctx.settings.api_url if auth["signed_in"] else "",
         signed=ctx.verifier is not None,
     )
     return HTMLResponse(html, headers={"Cache-Control": "no-store"})

@@ -1,6 +1,7 @@
 """`POST /api/final-email`: the webhook receiver (DESIGN §7, §8).
 
-Order of checks, cheapest and most fundamental first: size (413), signature and
+Order of checks, cheapest and most fundamental first: a browser page of another
+origin (403) or a body not declared JSON (415), size (413), signature and
 timestamp when a secret is set (401), repeated webhook-id (200, no change),
 payload shape (422 naming the fields), then the store's ordering rules.
 """
@@ -14,6 +15,7 @@ from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
 from web.context import get_context, read_capped_body
+from web.guard import check_write
 from web.models import STAGES, WebhookPayload
 from web.signature import SignatureError
 from web.state import Outcome
@@ -42,6 +44,9 @@ def _unprocessable(errors: list[dict[str, Any]]) -> JSONResponse:
 @router.post("/api/final-email")
 async def receive_webhook(request: Request) -> JSONResponse:
     ctx = get_context(request)
+    # No session needed (the backend is not a browser), but a foreign page must not be
+    # able to post results: with no secret set, this is what keeps it out.
+    check_write(request, ctx.settings)
     body = await read_capped_body(request, ctx.settings.max_body_bytes)
     headers = request.headers
 

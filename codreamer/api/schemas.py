@@ -148,6 +148,11 @@ class WebhookSummary(BaseModel):
     pending: int = Field(0, description="Events waiting for their next scheduled attempt.")
     skipped: int = Field(0, description="Events recorded while no FRONTEND_URL was set.")
     next_attempt_at: str | None = None
+    final: Literal["pending", "delivered", "gave_up", "skipped"] | None = Field(
+        None,
+        description="What became of the final event (skipped: no FRONTEND_URL); "
+        "None until the run produces one.",
+    )
     given_up: list[GivenUpWebhook] = Field(
         default_factory=list, description="The first 20 events given up on, with why."
     )

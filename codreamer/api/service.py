@@ -153,7 +153,13 @@ def store_relative(paths: RunPaths, settings: Settings) -> str:
 
 
 def webhook_summary(paths: RunPaths) -> dict[str, Any]:
-    return summarize(read_outbox(paths.webhooks))
+    events = read_outbox(paths.webhooks)
+    summary = summarize(events)
+    # What became of the final event: the dashboard says "no webhook arrived" only
+    # when this is `gave_up`. None: the run has produced no final event (yet).
+    finals = [ev for ev in events.values() if ev.stage == "final"]
+    summary["final"] = finals[-1].status if finals else None
+    return summary
 
 
 def run_status(paths: RunPaths, manager: Executor) -> dict[str, Any]:

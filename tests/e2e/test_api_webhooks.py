@@ -106,7 +106,7 @@ def test_appendix_curl_examples_lead_to_signed_staged_webhooks(
         assert set(final["final_email"]["citations"]) <= graph_ids
         # A status that carries the latest email and the webhook tally.
         st = server.status(full["run_id"])
-        assert st["latest_email"]
+        assert st["latest_email"] and st["webhooks"]["final"] == "delivered"
         assert {k: st["webhooks"][k] for k in ("delivered", "failed", "pending")} == {
             "delivered": 4,
             "failed": 0,

@@ -1,4 +1,8 @@
-"""A backend with a bearer key: the dashboard sends its key on the runs it starts."""
+"""A backend with a bearer key, the real API on loopback.
+
+The dashboard is never an open proxy: it attaches the backend's key only to runs
+started by someone signed in with the dashboard's own password.
+"""
 
 from __future__ import annotations
 
@@ -12,22 +16,56 @@ from web.config import WebSettings
 from web.testing import serve_in_thread
 
 KEY = "sekret-key"
+PASSWORD = "dashboard-password"
+BODY = {"iterations": 1, "depth": 3}
 
 
-def test_generate_passes_the_backend_key(tmp_path: Path) -> None:
+def _runs(api: ApiServer) -> int:
+    r = httpx.get(f"{api.url}/runs", headers={"Authorization": f"Bearer {KEY}"}, timeout=10)
+    assert r.status_code == 200, r.text
+    return int(r.json()["count"])
+
+
+def test_generate_needs_the_dashboards_own_credential(tmp_path: Path) -> None:
     api = ApiServer(tmp_path, {"CODREAMER_API_KEY": KEY}).start()
     try:
-        with_key = WebSettings(CODREAMER_API_URL=api.url, CODREAMER_API_KEY=KEY)
-        without = WebSettings(CODREAMER_API_URL=api.url, CODREAMER_API_KEY="")
+        protected = WebSettings(
+            CODREAMER_API_URL=api.url, CODREAMER_API_KEY=KEY, CODREAMER_WEB_PASSWORD=PASSWORD
+        )
+        no_password = WebSettings(CODREAMER_API_URL=api.url, CODREAMER_API_KEY=KEY)
+        without_key = WebSettings(CODREAMER_API_URL=api.url, CODREAMER_WEB_PASSWORD=PASSWORD)
         with (
-            serve_in_thread(create_app(with_key)) as good,
-            serve_in_thread(create_app(without)) as bad,
+            serve_in_thread(create_app(protected)) as good,
+            serve_in_thread(create_app(no_password)) as locked,
+            serve_in_thread(create_app(without_key)) as keyless,
         ):
-            body = {"iterations": 1, "depth": 3}
-            ok = httpx.post(f"{good}/api/generate", json=body, timeout=10)
-            assert ok.status_code == 202, ok.text
-            assert ok.json()["run_id"].startswith("api-")
-            refused = httpx.post(f"{bad}/api/generate", json=body, timeout=10)
-            assert refused.status_code == 401  # the backend's answer, passed through
+            # The reproduction from the issue: anyone, any content type.
+            for url in (good, locked):
+                r = httpx.post(
+                    f"{url}/api/generate",
+                    content='{"iterations":1,"depth":1}',
+                    headers={"Content-Type": "text/plain"},
+                    timeout=10,
+                )
+                assert r.status_code in (401, 415), r.text
+                assert httpx.post(f"{url}/api/generate", json=BODY, timeout=10).status_code == 401
+                assert httpx.get(f"{url}/api/state", timeout=10).status_code == 401
+            assert _runs(api) == 0
+
+            with httpx.Client(base_url=good, timeout=10) as browser:
+                assert browser.post("/api/login", json={"password": PASSWORD}).status_code == 200
+                ok = browser.post("/api/generate", json=BODY)
+                assert ok.status_code == 202, ok.text
+                run_id = ok.json()["run_id"]
+                assert run_id.startswith("api-")
+                status = browser.get(f"/api/run/{run_id}")
+                assert status.status_code == 200 and status.json()["run_id"] == run_id
+            assert _runs(api) == 1
+
+            # Signed in, but the dashboard lacks the backend's key: the backend's 401.
+            with httpx.Client(base_url=keyless, timeout=10) as browser:
+                assert browser.post("/api/login", json={"password": PASSWORD}).status_code == 200
+                assert browser.post("/api/generate", json=BODY).status_code == 401
+            assert _runs(api) == 1
     finally:
         api.stop()

@@ -86,7 +86,7 @@ def check_generate_flow(page: Any, dash_url: str) -> None:
     page.wait_for_selector("#backend-pill:has-text('connected')")
     assert page.locator("#mock-banner").is_hidden()
     # (No wait_for_function: its string predicates need eval, which our CSP forbids.)
-    page.wait_for_selector("#scenario option:nth-child(2)", state="attached")
+    page.wait_for_selector("#preset option:nth-child(2)", state="attached")
     page.fill("#iterations", "2")
     page.fill("#depth", "5")
     page.click("#generate")

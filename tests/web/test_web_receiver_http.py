@@ -10,8 +10,7 @@ from typing import Any
 
 import httpx
 import pytest
-from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from standin_backend import fake_backend
 
 from web.testing import serve_in_thread
 
@@ -303,62 +302,6 @@ def test_run_id_path_is_restricted(start_dashboard: Start) -> None:
 
 
 # ---- against a stand-in backend --------------------------------------------------
-
-
-def fake_backend(received: list[dict[str, Any]]) -> FastAPI:
-    app = FastAPI()
-
-    @app.get("/healthz")
-    def healthz() -> dict[str, str]:
-        return {"status": "ok"}
-
-    @app.post("/learn-loop")
-    async def learn_loop(request: Request) -> JSONResponse:
-        body = await request.json()
-        received.append(body)
-        if body.get("iterations", 0) > 50:
-            return JSONResponse(
-                {"detail": [{"loc": ["body", "iterations"], "msg": "too many"}]}, status_code=422
-            )
-        return JSONResponse(
-            {
-                "run_id": "api-x",
-                "status": "queued",
-                "results_path": "r",
-                "status_url": "/runs/api-x",
-                "events_url": "/runs/api-x/events",
-            },
-            status_code=202,
-        )
-
-    @app.get("/runs/{run_id}")
-    def run(run_id: str) -> JSONResponse:
-        if run_id != "api-x":
-            return JSONResponse({"detail": "unknown run"}, status_code=404)
-        return JSONResponse(
-            {
-                "run_id": run_id,
-                "status": "running",
-                "progress": {"iteration": 1, "iterations": 2, "step": "score", "fraction": 0.5},
-                "metrics": {"iterations": []},
-                "latest_email": None,
-                "error": None,
-            }
-        )
-
-    @app.get("/runs/{run_id}/graph")
-    def graph(run_id: str) -> dict[str, Any]:
-        return {
-            "run_id": run_id,
-            "nodes": [{"id": "Customer Job", "content": "c", "score": 0.5}],
-            "edges": [],
-        }
-
-    @app.get("/scenarios")
-    def scenarios() -> list[dict[str, Any]]:
-        return [{"id": "s1", "prospect": {"name": "Alex"}, "goal": "a call"}]
-
-    return app
 
 
 def test_proxy_to_backend(start_dashboard: Start) -> None:

@@ -1,52 +1,82 @@
-// The dashboard page: live state (SSE, falling back to polling), run progress,
-// "Generate email", and rendering of the email, graph and chart.
-import { chartPoints, renderChart } from './chart.js';
+// The dashboard page: live state (SSE, falling back to polling), the run this page
+// follows, "Generate email", and rendering of the email, graph, chart and table.
+import { chartPoints, renderChart, renderRewardTable } from './chart.js';
 import { el, nodeAnchor } from './dom.js';
+import { initForm, readForm, setPresets } from './form.js';
 import { renderGraph } from './graph.js';
+import { runNote } from './status.js';
 
 const POLL_STATE_MS = 2000;
 const POLL_RUN_MS = 1000;
 const BACKEND_CHECK_MS = 10000;
 const GRAPH_RETRY_MS = 10000;
-const ACTIVE = new Set(['queued', 'running', 'starting']);
+const ACTIVE = new Set(['queued', 'running', 'starting', 'cancelling']);
+const RESUMABLE = new Set(['interrupted', 'failed', 'cancelled']);
+const CANCELLABLE = new Set(['queued', 'running', 'interrupted']);
 
 const $ = (id) => document.getElementById(id);
 
 const ui = {
-  state: JSON.parse($('initial-state').textContent),
+  state: null,
   mock: null, // sample data, fetched only when the backend is unreachable
   backendReachable: null,
-  run: null, // the backend's GET /runs/{id} answer for the active run
+  run: null, // the backend's GET /runs/{id} answer for the followed run
+  runUnreachable: false, // the last status poll of that run failed
   runTimer: null,
   graphs: new Map(), // run_id -> {graph, at}
   pollTimer: null,
   renderedKey: null, // what the email/graph/chart were last drawn from
+  followLatest: false, // the user chose to look at another run's newer result
 };
 
 async function getJson(url, options) {
   const resp = await fetch(url, options);
   let data = null;
   try { data = await resp.json(); } catch { /* not JSON: leave null */ }
+  // The dashboard's own session ended: the reloaded page asks to sign in again.
+  if (resp.status === 401 && data && typeof data.detail === 'string' && data.detail.startsWith('sign in')) {
+    window.location.reload();
+  }
   return { status: resp.status, ok: resp.ok, data };
 }
 
-// ---- rendering ------------------------------------------------------------
+function postJson(url, body) {
+  return getJson(url, {
+    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body ?? {}),
+  });
+}
+
+// ---- what the page shows -----------------------------------------------------
+
+function followedRunId() {
+  return ui.followLatest ? null : ui.state.active_run_id;
+}
+
+function view() {
+  const real = ui.state;
+  const follow = followedRunId();
+  if (follow) return { latest: real.active, history: real.active_history, mock: false, follow };
+  const showMock = !real.latest && ui.backendReachable === false && ui.mock !== null;
+  if (showMock) return { ...ui.mock.state, mock: true, follow: null };
+  return { latest: real.latest, history: real.history, mock: false, follow: null };
+}
 
 function paragraphs(body) {
   return String(body).replace(/\r\n/g, '\n').split(/\n\s*\n/)
     .map((p) => p.replace(/^\n+|\n+$/g, '')).filter((p) => p.trim());
 }
 
-function renderEmail(latest, isMock) {
+function renderEmail(latest, isMock, emptyText) {
   const subject = $('email-subject');
   const body = $('email-body');
   const citations = $('email-citations');
   const meta = $('email-meta');
   if (!latest) {
-    subject.textContent = 'No email yet';
+    subject.textContent = emptyText ? emptyText[0] : 'No email yet';
     subject.classList.add('empty');
-    body.replaceChildren(el('p', {}, 'Start a run, or wait for the backend\'s webhook.'));
+    body.replaceChildren(el('p', {}, emptyText ? emptyText[1] : 'Start a run, or wait for the backend\'s webhook.'));
     citations.replaceChildren();
+    $('citations-title').hidden = true;
     meta.textContent = '';
     return;
   }
@@ -54,82 +84,137 @@ function renderEmail(latest, isMock) {
   subject.textContent = latest.email.subject;
   if (isMock) subject.append(el('span', { class: 'mock-tag' }, 'mock data'));
   body.replaceChildren(...paragraphs(latest.email.body).map((p) => el('p', {}, p)));
+  $('citations-title').hidden = !(latest.email.citations || []).length;
   citations.replaceChildren(...(latest.email.citations || []).map((c) => {
     const li = el('li');
     li.append(el('a', { href: `#${nodeAnchor(c)}`, 'data-node-id': c }, c));
     return li;
   }));
-  const iter = latest.iteration ?? '–';
-  const of = latest.iterations ? `/${latest.iterations}` : '';
-  const when = latest.received_at ? new Date(latest.received_at).toLocaleTimeString() : '';
-  meta.textContent = `${isMock ? 'mock data · ' : ''}run ${latest.run_id} · ${latest.stage} · iteration ${iter}${of}${when && !isMock ? ` · received ${when}` : ''}`;
+  const when = latest.received_at && !isMock ? ` · received ${new Date(latest.received_at).toLocaleTimeString()}` : '';
+  meta.textContent = `${isMock ? 'mock data · ' : ''}run ${latest.run_id} · ${stageText(latest)}${when}`;
+}
+
+function stageText(latest) {
+  const of = latest.iterations ? ` of ${latest.iterations}` : '';
+  if (latest.stage === 'baseline') return 'baseline (untrained)';
+  if (latest.stage === 'final') return 'final: the best email of the run';
+  if (latest.stage === 'backend') {
+    const it = latest.iteration === null ? '' : ` (iteration ${latest.iteration})`;
+    return `read from the backend${it}: its webhook has not arrived here`;
+  }
+  return `iteration ${latest.iteration ?? '–'}${of}`;
 }
 
 function graphFor(latest, isMock) {
   if (!latest) return null;
   if (isMock) return ui.mock && ui.mock.graph;
+  // Edges never change during a run, and the webhook's scores win over the graph's:
+  // one successful fetch per run is enough; a failed one is retried now and then.
   const cached = ui.graphs.get(latest.run_id);
   if (cached && (cached.graph || Date.now() - cached.at < GRAPH_RETRY_MS)) return cached.graph;
-  ui.graphs.set(latest.run_id, { graph: cached ? cached.graph : null, at: Date.now() });
+  ui.graphs.set(latest.run_id, { graph: null, at: Date.now() });
   getJson(`/api/graph/${encodeURIComponent(latest.run_id)}`).then((r) => {
     const ok = r.ok && r.data && Array.isArray(r.data.nodes);
     ui.graphs.set(latest.run_id, { graph: ok ? r.data : null, at: Date.now() });
     if (ok) render();
   }).catch(() => {});
-  return cached ? cached.graph : null;
+  return null;
 }
 
-function isRunActive() {
-  const id = ui.state.active_run_id;
-  if (!id) return false;
-  if (ui.backendReachable === false) return false;
-  return !ui.run || ui.run.run_id !== id || ACTIVE.has(ui.run.status);
+// A followed run that stopped without its webhook reaching us still has an email on
+// the backend (GET /runs/{id} latest_email): show that, saying where it came from.
+function backendEmail(v, run, status) {
+  if (!v.follow || v.latest || !run || ACTIVE.has(status) || !run.latest_email) return null;
+  const le = run.latest_email;
+  const email = le.email && typeof le.email === 'object' ? le.email : le;
+  if (typeof email.subject !== 'string' || typeof email.body !== 'string') return null;
+  return {
+    run_id: run.run_id, stage: 'backend', iteration: Number.isInteger(le.iteration) ? le.iteration : null,
+    iterations: null, node_scores: {}, received_at: null,
+    email: { subject: email.subject, body: email.body, citations: Array.isArray(email.citations) ? email.citations : [] },
+  };
 }
 
-function renderProgress() {
-  const id = ui.state.active_run_id;
-  $('progress').hidden = !id;
+function runFor(id) {
+  return ui.run && ui.run.run_id === id ? ui.run : null;
+}
+
+function renderRun(v) {
+  const id = v.follow;
+  $('run-panel').hidden = !id;
   if (!id) return;
-  const run = ui.run && ui.run.run_id === id ? ui.run : null;
+  const run = runFor(id);
   const status = run ? run.status : 'starting';
   const p = (run && run.progress) || {};
   const parts = [`Run ${id}`, status];
   if (p.iterations) parts.push(`iteration ${p.iteration ?? 0}/${p.iterations}`);
-  if (p.step) parts.push(`step: ${p.step}`);
-  if (run && run.error) parts.push(`error: ${run.error}`);
-  const arrived = ui.state.latest && ui.state.latest.run_id === id;
-  if (run && run.status === 'succeeded' && !arrived) {
-    parts.push('finished, but no webhook arrived (is FRONTEND_URL set on the backend?)');
-  }
+  if (p.step && ACTIVE.has(status)) parts.push(`step: ${p.step}`);
+  if (ui.runUnreachable) parts.push('backend unreachable: status may be out of date');
   $('run-status').textContent = parts.join(' · ');
-  const fraction = Number(p.fraction);
+  let fraction = Number(p.fraction);
+  if (!Number.isFinite(fraction) && p.iterations) fraction = (Number(p.iteration) || 0) / p.iterations;
   $('run-progress').value = status === 'succeeded' ? 1 : (Number.isFinite(fraction) ? fraction : 0);
+  const note = runNote(run, v.latest, window.location.origin);
+  $('run-note').hidden = !note;
+  $('run-note').textContent = note ? note.text : '';
+  $('run-note').classList.toggle('warn', Boolean(note && note.warn));
+  const canAct = run && !ui.runUnreachable;
+  $('resume-run').hidden = !(canAct && RESUMABLE.has(status));
+  $('cancel-run').hidden = !(canAct && CANCELLABLE.has(status));
+  $('run-actions').hidden = $('resume-run').hidden && $('cancel-run').hidden;
+}
+
+function renderOtherRun() {
+  const s = ui.state;
+  const started = s.active_run_id;
+  // Another run's result is worth a word only if it arrived after this run started.
+  const since = s.active_since ? Date.parse(s.active_since) : 0;
+  const other = s.latest && started && s.latest.run_id !== started
+    && Date.parse(s.latest.received_at) >= since ? s.latest : null;
+  const box = $('other-run');
+  if (ui.followLatest && started) {
+    box.hidden = false;
+    $('other-run-text').textContent = `Showing the newest result from any run. The run started here is ${started}.`;
+    $('show-other').textContent = `Back to ${started}`;
+  } else if (other) {
+    box.hidden = false;
+    $('other-run-text').textContent = `Another run (${other.run_id}, ${other.stage}) posted a result since. This page follows ${started}, the run started here.`;
+    $('show-other').textContent = 'Show it';
+  } else {
+    box.hidden = true;
+  }
 }
 
 function render() {
-  const real = ui.state.latest;
-  const showMock = !real && ui.backendReachable === false && ui.mock !== null;
-  const view = showMock ? ui.mock.state : ui.state;
-  $('mock-banner').hidden = !showMock;
-  document.body.classList.toggle('is-mock', showMock);
+  const v = view();
+  $('mock-banner').hidden = !v.mock;
+  document.body.classList.toggle('is-mock', v.mock);
+  const run = v.follow ? runFor(v.follow) : null;
+  const status = run ? run.status : (v.follow ? 'starting' : null);
+  const waiting = Boolean(v.follow && !v.latest && ACTIVE.has(status) && ui.backendReachable !== false);
+  const latest = v.latest || backendEmail(v, run, status);
 
   // Progress polls call render() every second: rebuild the email, graph and chart only
   // when what they show changed, so the page doesn't flicker or lose a hovered node.
-  const graph = graphFor(view.latest, showMock);
-  const run = !showMock && ui.run && view.latest && ui.run.run_id === view.latest.run_id ? ui.run : null;
-  const points = chartPoints(run, view.history);
-  const key = JSON.stringify([showMock, view.latest, view.history, points, graph !== null,
-    graph && graph.nodes.length]);
+  const graph = graphFor(latest, v.mock);
+  const runForChart = !v.mock && ui.run && latest && ui.run.run_id === latest.run_id ? ui.run : null;
+  const points = chartPoints(runForChart, v.history);
+  const emptyText = v.follow && !latest
+    ? (waiting ? ['Dreaming…', `No email yet for run ${v.follow}: the first arrives after the baseline.`]
+      : ['No email from this run', `Run ${v.follow} has sent no email to this dashboard.`])
+    : null;
+  const key = JSON.stringify([v.mock, v.follow, latest, v.history, points, graph !== null,
+    graph && graph.nodes.length, emptyText]);
   if (key !== ui.renderedKey) {
     ui.renderedKey = key;
-    renderEmail(view.latest, showMock);
-    renderGraph($('graph-view'), view.latest, graph);
+    renderEmail(latest, v.mock, emptyText);
+    renderGraph($('graph-view'), latest, graph);
     renderChart($('chart-view'), points);
+    renderRewardTable($('reward-table'), points);
   }
-
-  const waiting = isRunActive() && !(real && real.run_id === ui.state.active_run_id);
   $('dreaming').hidden = !waiting;
-  renderProgress();
+  renderRun(v);
+  renderOtherRun();
 
   const pill = $('backend-pill');
   pill.textContent = ui.backendReachable === null ? 'backend: checking…'
@@ -145,12 +230,12 @@ function onState(next) {
   const before = ui.state;
   if (before && next.version === before.version) return;
   ui.state = next;
-  const latest = next.latest;
-  const finished = latest && latest.stage === 'final' && latest.run_id === next.active_run_id
-    && ui.run && ACTIVE.has(ui.run.status);
-  // A new run, or the final webhook of the watched one: refresh its status now
+  const latest = next.active;
+  const finished = latest && latest.stage === 'final' && ui.run && ACTIVE.has(ui.run.status);
+  // A new run, or the final webhook of the followed one: refresh its status now
   // rather than at the next poll, so the page never shows "queued" beside a result.
   if (next.active_run_id && (next.active_run_id !== before.active_run_id || finished)) {
+    if (next.active_run_id !== before.active_run_id) ui.followLatest = false;
     watchRun(next.active_run_id);
   }
   render();
@@ -202,26 +287,23 @@ async function checkBackend() {
   if (!reachable && ui.mock === null) {
     try { ui.mock = (await getJson('/api/mock')).data; } catch { /* keep trying later */ }
   }
-  if (reachable && changed) loadScenarios();
+  if (changed) {
+    ui.renderedKey = null;
+    initForm(getJson);
+    if (reachable) loadPresets();
+    if (reachable && ui.state.active_run_id) watchRun(ui.state.active_run_id);
+  }
   render();
   setTimeout(checkBackend, BACKEND_CHECK_MS);
 }
 
-async function loadScenarios() {
+async function loadPresets() {
   try {
     const r = await getJson('/api/scenarios');
     // A bare list, or {"scenarios": [...], "default": id} as the backend answers.
     const list = Array.isArray(r.data) ? r.data : (r.data && r.data.scenarios);
-    if (!r.ok || !Array.isArray(list)) return;
-    const select = $('scenario');
-    const chosen = select.value;
-    select.replaceChildren(el('option', { value: '' }, 'default scenario'));
-    for (const s of list) {
-      const name = s.prospect ? [s.prospect.name, s.prospect.company].filter(Boolean).join(', ') : '';
-      select.append(el('option', { value: s.id }, `${s.id}${name ? ` — ${name}` : ''}${s.goal ? `: ${s.goal}` : ''}`));
-    }
-    select.value = chosen;
-  } catch { /* the select keeps the default */ }
+    if (r.ok && Array.isArray(list)) setPresets(list);
+  } catch { /* the form still works without presets */ }
 }
 
 function watchRun(runId) {
@@ -231,46 +313,57 @@ function watchRun(runId) {
     try {
       const r = await getJson(`/api/run/${encodeURIComponent(runId)}`);
       if (ui.state.active_run_id !== runId) return;
+      ui.runUnreachable = false;
       if (r.ok && r.data) {
         ui.run = r.data;
       } else if (r.status === 404) {
         ui.run = { run_id: runId, status: 'unknown', error: 'the backend does not know this run' };
       } else {
+        ui.runUnreachable = r.status === 503;
         delay = POLL_RUN_MS * 3; // backend down or busy: keep trying, less often
       }
-    } catch { delay = POLL_RUN_MS * 3; }
+    } catch { ui.runUnreachable = true; delay = POLL_RUN_MS * 3; }
     render();
-    if (!ui.run || ui.run.run_id !== runId || ACTIVE.has(ui.run.status)) {
-      ui.runTimer = setTimeout(tick, delay);
+    // Keep polling while the run works, while the backend is away, and while a
+    // finished run's final webhook is still on its way.
+    const run = runFor(runId);
+    const waitingWebhook = run && run.status === 'succeeded' && run.webhooks
+      && run.webhooks.final === 'pending' && !(ui.state.active && ui.state.active.stage === 'final');
+    if (!run || ui.runUnreachable || ACTIVE.has(run.status) || waitingWebhook) {
+      ui.runTimer = setTimeout(tick, waitingWebhook ? POLL_RUN_MS * 3 : delay);
     }
   };
   tick();
 }
 
-// ---- generate ---------------------------------------------------------------
-
-async function readGraphFile(input) {
-  const file = input.files && input.files[0];
-  if (!file) return undefined;
-  let parsed;
-  try { parsed = JSON.parse(await file.text()); } catch (e) {
-    throw new Error(`${file.name} is not valid JSON: ${e.message}`);
-  }
-  // A bare node list, a learn-loop request body, or {"nodes": [...]}.
-  if (Array.isArray(parsed)) return parsed;
-  if (parsed && Array.isArray(parsed.graph)) return parsed.graph;
-  if (parsed && Array.isArray(parsed.nodes)) return parsed.nodes;
-  throw new Error(`${file.name} must hold a JSON list of nodes (or {"graph": [...]})`);
-}
+// ---- actions ---------------------------------------------------------------
 
 function describeError(r) {
   const d = r.data && r.data.detail;
-  if (Array.isArray(d)) return d.map((e) => `${(e.loc || []).join('.')}: ${e.msg}`).join('\n');
+  if (Array.isArray(d)) return d.map((e) => `${(e.loc || []).filter((x) => x !== 'body').join('.')}: ${e.msg}`).join('\n');
   const problems = r.data && Array.isArray(r.data.problems) ? r.data.problems : [];
-  if (problems.length) return problems.map((p) => `${p.where}: ${p.message}`).join('\n');
+  const more = r.data && Number(r.data.more_problems) > 0 ? `\n…and ${r.data.more_problems} more` : '';
+  if (problems.length) {
+    const lines = problems.map((p) => (p.where ? `${p.where}: ${p.message}` : p.message));
+    return `${typeof d === 'string' ? `${d}\n` : ''}${lines.join('\n')}${more}`;
+  }
   if (typeof d === 'string') return d;
-  if (r.status === 503) return 'The backend cannot be reached.';
+  if (r.status === 503) return 'The backend cannot be reached. Start it with: uv run codreamer api';
   return `The backend answered ${r.status}.`;
+}
+
+function startFollowing(runId, status, keepResult) {
+  ui.followLatest = false;
+  // A new run has no email yet: never show the previous run's under it. A resumed
+  // run keeps its own latest result until the next one arrives.
+  if (!keepResult || ui.state.active_run_id !== runId) {
+    ui.state = { ...ui.state, active_run_id: runId, active: null, active_history: [] };
+  }
+  ui.run = { run_id: runId, status: status || 'queued', progress: {} };
+  ui.runUnreachable = false;
+  ui.renderedKey = null;
+  watchRun(runId);
+  render();
 }
 
 async function onGenerate(event) {
@@ -280,27 +373,35 @@ async function onGenerate(event) {
   error.hidden = true;
   button.disabled = true;
   try {
-    const body = {
-      iterations: Number($('iterations').value) || 2,
-      depth: Number($('depth').value) || 5,
-    };
-    const scenario = $('scenario').value;
-    if (scenario) body.scenario = scenario;
-    const graph = await readGraphFile($('graph-file'));
-    if (graph) body.graph = graph;
-    const r = await getJson('/api/generate', {
-      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body),
-    });
+    const body = await readForm();
+    const r = await postJson('/api/generate', body);
     if (!r.ok || !r.data || !r.data.run_id) throw new Error(describeError(r));
-    ui.state = { ...ui.state, active_run_id: r.data.run_id };
-    ui.run = { run_id: r.data.run_id, status: r.data.status || 'queued', progress: {} };
-    watchRun(r.data.run_id);
-    render();
+    startFollowing(r.data.run_id, r.data.status);
   } catch (e) {
     error.textContent = e.message;
     error.hidden = false;
   } finally {
     button.disabled = false;
+  }
+}
+
+async function onRunAction(action) {
+  const id = ui.state.active_run_id;
+  if (!id) return;
+  const error = $('run-error');
+  error.hidden = true;
+  const buttons = [$('resume-run'), $('cancel-run')];
+  buttons.forEach((b) => { b.disabled = true; });
+  try {
+    const r = await postJson(`/api/run/${encodeURIComponent(id)}/${action}`, {});
+    if (!r.ok) throw new Error(describeError(r));
+    if (action === 'resume') startFollowing(id, r.data && r.data.status, true);
+    else { ui.run = { ...(ui.run || {}), run_id: id, status: (r.data && r.data.status) || 'cancelled' }; watchRun(id); render(); }
+  } catch (e) {
+    error.textContent = e.message;
+    error.hidden = false;
+  } finally {
+    buttons.forEach((b) => { b.disabled = false; });
   }
 }
 
@@ -314,9 +415,51 @@ function onCitationClick(event) {
   setTimeout(() => target.classList.remove('highlight'), 2000);
 }
 
-$('generate-form').addEventListener('submit', onGenerate);
-$('email-citations').addEventListener('click', onCitationClick);
-if (ui.state.active_run_id) watchRun(ui.state.active_run_id);
-render();
-connectLive();
-checkBackend();
+function onResize() {
+  clearTimeout(ui.resizeTimer);
+  ui.resizeTimer = setTimeout(() => { ui.renderedKey = null; render(); }, 150);
+}
+
+// ---- signing in and out ----------------------------------------------------------
+
+function initSignIn() {
+  const form = $('signin-form');
+  if (!form) return;
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const error = $('signin-error');
+    error.hidden = true;
+    const r = await postJson('/api/login', { password: $('password').value });
+    if (r.ok) { window.location.reload(); return; }
+    error.textContent = (r.data && typeof r.data.detail === 'string') ? r.data.detail : `Sign-in failed (${r.status}).`;
+    error.hidden = false;
+  });
+}
+
+function start() {
+  if (document.body.dataset.signedIn !== 'yes') { initSignIn(); return; }
+  ui.state = JSON.parse($('initial-state').textContent);
+  const signOut = $('sign-out');
+  if (signOut) {
+    signOut.addEventListener('click', async () => {
+      await postJson('/api/logout', {});
+      window.location.reload();
+    });
+  }
+  $('generate-form').addEventListener('submit', onGenerate);
+  $('email-citations').addEventListener('click', onCitationClick);
+  $('resume-run').addEventListener('click', () => onRunAction('resume'));
+  $('cancel-run').addEventListener('click', () => onRunAction('cancel'));
+  $('show-other').addEventListener('click', () => {
+    ui.followLatest = !ui.followLatest;
+    ui.renderedKey = null;
+    render();
+  });
+  window.addEventListener('resize', onResize);
+  if (ui.state.active_run_id) watchRun(ui.state.active_run_id);
+  render();
+  connectLive();
+  checkBackend();
+}
+
+start();

@@ -1,19 +1,22 @@
 // The knowledge graph: a layered SVG when edges are known, a plain scored list otherwise.
-import { clamp01, el, nodeAnchor, scoreColour, svg, truncate } from './dom.js';
+//
+// Layers are BFS depths from "Customer Job" ("Product Feature" last). A wide container
+// draws layers as columns, left to right, scaled down to fit if need be; a narrow one
+// (a phone) draws them as rows, top to bottom, each row wrapped to the container's
+// width, so every node stays on screen and readable without horizontal scrolling.
+import { colourScale, el, nodeAnchor, svg, truncate } from './dom.js';
 
-const BOX_W = 196;
-const BOX_H = 76;
-const COL_GAP = 64;
-const ROW_GAP = 14;
-const MAX_ROWS = 12; // a taller layer wraps into sub-columns so 60 nodes stay readable
-const MARGIN = 16;
-const TOP = 46; // room above the first row for back edges to arc
-const BAR_W = 118;
-const LABEL_CHARS = 23;
+const MARGIN = 12;
+// Columns layout (wide screens).
+const COL = { boxW: 184, boxH: 72, gapX: 52, gapY: 12, maxRows: 12, top: 40 };
+// Rows layout (narrow screens).
+const ROW = { minBoxW: 132, maxBoxW: 220, boxH: 66, gapX: 10, gapY: 34, gutter: 20, maxPerRow: 4 };
+// Below this scale the columns layout is unreadable: switch to rows.
+const MIN_SCALE = 0.72;
+const CHAR_PX = 7.6; // average width of a 12.5 px bold label character
 
-// Columns by BFS depth from "Customer Job" (then any other unreached roots), rows
-// ordered by the mean row of each node's parents so edges cross less.
-export function layout(ids, edges) {
+// Depth of each node: BFS from "Customer Job", then from any other unreached root.
+export function layers(ids, edges) {
   const known = new Set(ids);
   const succ = new Map(ids.map((id) => [id, []]));
   const pred = new Map(ids.map((id) => [id, []]));
@@ -31,7 +34,6 @@ export function layout(ids, edges) {
   const depth = new Map();
   for (const root of roots) {
     if (depth.has(root)) continue;
-    // Every unreached part of the graph starts again from the first column.
     depth.set(root, 0);
     const queue = [root];
     while (queue.length) {
@@ -49,78 +51,128 @@ export function layout(ids, edges) {
     const others = [...depth].filter(([id]) => id !== 'Product Feature').map(([, d]) => d);
     depth.set('Product Feature', others.length ? Math.max(...others) + 1 : 0);
   }
-  const layers = [];
-  for (const id of ids) {
-    const d = depth.get(id);
-    (layers[d] ||= []).push(id);
-  }
-  const row = new Map();
-  const columns = [];
-  for (const layer of layers.filter(Boolean)) {
+  const out = [];
+  for (const id of ids) (out[depth.get(id)] ||= []).push(id);
+  // Order each layer by its parents' mean position so edges cross less.
+  const order = new Map();
+  const result = [];
+  for (const layer of out.filter(Boolean)) {
     const keyed = layer.map((id, i) => {
-      const parents = pred.get(id).filter((p) => row.has(p));
-      const bary = parents.length
-        ? parents.reduce((s, p) => s + row.get(p), 0) / parents.length : i;
+      const parents = pred.get(id).filter((p) => order.has(p));
+      const bary = parents.length ? parents.reduce((s, p) => s + order.get(p), 0) / parents.length : i;
       return { id, bary };
     });
     keyed.sort((a, b) => a.bary - b.bary);
-    for (let start = 0; start < keyed.length; start += MAX_ROWS) {
-      const chunk = keyed.slice(start, start + MAX_ROWS);
-      chunk.forEach((k, r) => row.set(k.id, r));
-      columns.push(chunk.map((k) => k.id));
-    }
+    keyed.forEach((k, i) => order.set(k.id, i));
+    result.push(keyed.map((k) => k.id));
+  }
+  return result;
+}
+
+// Layers as columns (tall layers wrap into sub-columns).
+function columnsGeometry(layerList) {
+  const columns = [];
+  for (const layer of layerList) {
+    for (let s = 0; s < layer.length; s += COL.maxRows) columns.push(layer.slice(s, s + COL.maxRows));
   }
   const tallest = Math.max(1, ...columns.map((c) => c.length));
-  const height = TOP + tallest * (BOX_H + ROW_GAP) + MARGIN;
+  const height = COL.top + tallest * (COL.boxH + COL.gapY) + MARGIN;
   const pos = new Map();
-  const colOf = new Map();
   columns.forEach((col, c) => {
-    // Centre shorter columns vertically beside the tallest.
-    const offset = ((tallest - col.length) * (BOX_H + ROW_GAP)) / 2;
-    col.forEach((id, r) => {
-      pos.set(id, { x: MARGIN + c * (BOX_W + COL_GAP), y: TOP + offset + r * (BOX_H + ROW_GAP) });
-      colOf.set(id, c);
-    });
+    const offset = ((tallest - col.length) * (COL.boxH + COL.gapY)) / 2;
+    col.forEach((id, r) => pos.set(id, {
+      x: MARGIN + c * (COL.boxW + COL.gapX), y: COL.top + offset + r * (COL.boxH + COL.gapY),
+      w: COL.boxW, h: COL.boxH, band: c,
+    }));
   });
-  const width = MARGIN * 2 + columns.length * (BOX_W + COL_GAP) - COL_GAP;
-  return { pos, colOf, width, height };
+  const width = MARGIN * 2 + columns.length * (COL.boxW + COL.gapX) - COL.gapX;
+  return { pos, width, height, vertical: false, chars: Math.floor((COL.boxW - 16) / CHAR_PX) };
+}
+
+// Layers as rows, each wrapped to `width`; a left gutter carries edges that go back up.
+function rowsGeometry(layerList, width) {
+  const inner = width - 2 * MARGIN - ROW.gutter;
+  const perRow = Math.max(1, Math.min(ROW.maxPerRow,
+    Math.floor((inner + ROW.gapX) / (ROW.minBoxW + ROW.gapX))));
+  const boxW = Math.min(ROW.maxBoxW, (inner - (perRow - 1) * ROW.gapX) / perRow);
+  const pos = new Map();
+  let y = MARGIN;
+  let band = 0;
+  for (const layer of layerList) {
+    for (let s = 0; s < layer.length; s += perRow) {
+      const row = layer.slice(s, s + perRow);
+      const used = row.length * boxW + (row.length - 1) * ROW.gapX;
+      const x0 = MARGIN + ROW.gutter + (inner - used) / 2;
+      row.forEach((id, i) => pos.set(id, { x: x0 + i * (boxW + ROW.gapX), y, w: boxW, h: ROW.boxH, band }));
+      y += ROW.boxH + ROW.gapY;
+      band += 1;
+    }
+  }
+  return {
+    pos, width, height: y - ROW.gapY + MARGIN, vertical: true,
+    chars: Math.max(10, Math.floor((boxW - 16) / CHAR_PX)),
+  };
+}
+
+// The geometry for a container `available` px wide.
+export function geometry(ids, edges, available) {
+  const layerList = layers(ids, edges);
+  const cols = columnsGeometry(layerList);
+  if (!available || available / cols.width >= MIN_SCALE) return cols;
+  return rowsGeometry(layerList, Math.max(240, Math.floor(available)));
 }
 
 // Up to two lines, broken after '-' or ' ' so generated ids like
 // "data-augmentation-techniques-eddc9373" keep their distinguishing suffix.
-export function wrapLabel(id) {
+export function wrapLabel(id, chars = 23) {
   const tokens = String(id).match(/[^\s-]+[\s-]*|[\s-]+/g) || [''];
   const lines = [''];
   for (const tok of tokens) {
     const cur = lines[lines.length - 1];
-    if (cur && (cur + tok).trimEnd().length > LABEL_CHARS) {
-      if (lines.length === 2) { lines[1] = truncate(`${cur}${tok}`, LABEL_CHARS); return lines; }
+    if (cur && (cur + tok).trimEnd().length > chars) {
+      if (lines.length === 2) { lines[1] = truncate(`${cur}${tok}`, chars); return lines; }
       lines.push(tok);
     } else {
       lines[lines.length - 1] = cur + tok;
     }
   }
-  return lines.map((l) => truncate(l.trimEnd(), LABEL_CHARS));
+  return lines.map((l) => truncate(l.trimEnd(), chars));
 }
 
-function edgePath(a, b, kind) {
-  if (kind === 'same') {
+function edgePath(a, b, vertical) {
+  if (vertical) {
+    if (b.band > a.band) {
+      const x1 = a.x + a.w / 2; const y1 = a.y + a.h;
+      const x2 = b.x + b.w / 2; const y2 = b.y;
+      const dy = Math.max(14, (y2 - y1) / 2);
+      return { d: `M${x1},${y1} C${x1},${y1 + dy} ${x2},${y2 - dy} ${x2},${y2}`, back: false };
+    }
+    if (b.band === a.band) {
+      const x1 = a.x + a.w / 2; const x2 = b.x + b.w / 2;
+      const lift = a.y - 14;
+      return { d: `M${x1},${a.y} C${x1},${lift} ${x2},${lift} ${x2},${b.y}`, back: true };
+    }
+    // Back up the page: out of the left side, through the gutter, into the left side.
+    const y1 = a.y + a.h / 2; const y2 = b.y + b.h / 2;
+    const gx = MARGIN + 4;
+    return { d: `M${a.x},${y1} C${gx},${y1} ${gx},${y2} ${b.x},${y2}`, back: true };
+  }
+  if (b.band > a.band) {
+    const x1 = a.x + a.w; const y1 = a.y + a.h / 2;
+    const x2 = b.x; const y2 = b.y + b.h / 2;
+    const dx = Math.max(24, (x2 - x1) / 2);
+    return { d: `M${x1},${y1} C${x1 + dx},${y1} ${x2 - dx},${y2} ${x2},${y2}`, back: false };
+  }
+  if (b.band === a.band) {
     // Inside one column: a bracket out to the right side, clear of the boxes.
-    const x = a.x + BOX_W; const y1 = a.y + BOX_H / 2; const y2 = b.y + BOX_H / 2;
-    const bulge = 22 + Math.min(30, Math.abs(y2 - y1) / 8);
-    return `M${x},${y1} C${x + bulge},${y1} ${x + bulge},${y2} ${x},${y2}`;
+    const x = a.x + a.w; const y1 = a.y + a.h / 2; const y2 = b.y + b.h / 2;
+    const bulge = 18 + Math.min(24, Math.abs(y2 - y1) / 8);
+    return { d: `M${x},${y1} C${x + bulge},${y1} ${x + bulge},${y2} ${x},${y2}`, back: true };
   }
-  if (kind === 'forward') {
-    const x1 = a.x + BOX_W; const y1 = a.y + BOX_H / 2;
-    const x2 = b.x; const y2 = b.y + BOX_H / 2;
-    const dx = Math.max(30, (x2 - x1) / 2);
-    return `M${x1},${y1} C${x1 + dx},${y1} ${x2 - dx},${y2} ${x2},${y2}`;
-  }
-  // Back or same-column edges arc over the top so they don't run through boxes.
-  const x1 = a.x + BOX_W / 2; const y1 = a.y;
-  const x2 = b.x + BOX_W / 2; const y2 = b.y;
-  const lift = Math.min(y1, y2) - 34 - Math.abs(x1 - x2) * 0.05;
-  return `M${x1},${y1} C${x1},${lift} ${x2},${lift} ${x2},${y2}`;
+  // Back to an earlier column: arc over the top so it doesn't run through boxes.
+  const x1 = a.x + a.w / 2; const x2 = b.x + b.w / 2;
+  const lift = Math.max(4, Math.min(a.y, b.y) - 30 - Math.abs(x1 - x2) * 0.04);
+  return { d: `M${x1},${a.y} C${x1},${lift} ${x2},${lift} ${x2},${b.y}`, back: true };
 }
 
 function nodeTitle(node) {
@@ -128,34 +180,35 @@ function nodeTitle(node) {
   return `${node.id} — ${score}${node.content ? `\n${node.content}` : ''}`;
 }
 
-export function renderGraphSvg(container, nodes, edges, cited) {
+export function renderGraphSvg(container, nodes, edges, cited, scale) {
   const ids = nodes.map((n) => n.id);
-  const { pos, colOf, width, height } = layout(ids, edges);
+  const geo = geometry(ids, edges, container.clientWidth);
+  const { pos, width, height } = geo;
   const root = svg('svg', {
-    class: 'graph-svg', width, height, viewBox: `0 0 ${width} ${height}`,
-    role: 'img', 'aria-label': `Knowledge graph with ${nodes.length} nodes`,
+    class: `graph-svg ${geo.vertical ? 'rows' : 'columns'}`, width, height,
+    viewBox: `0 0 ${width} ${height}`, role: 'img',
+    'aria-label': `Knowledge graph with ${nodes.length} nodes`,
   });
   const defs = svg('defs');
   const marker = svg('marker', {
     // userSpaceOnUse: the same arrow size on thin and thick (cited) edges.
-    id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 9, markerHeight: 9,
-    markerUnits: 'userSpaceOnUse',
-    orient: 'auto-start-reverse',
+    id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 8, markerHeight: 8,
+    markerUnits: 'userSpaceOnUse', orient: 'auto-start-reverse',
   });
   marker.append(svg('path', { d: 'M0,0 L10,5 L0,10 z', fill: '#94a3b8' }));
   defs.append(marker);
   root.append(defs);
 
   const edgeLayer = svg('g', { class: 'edges' });
+  let backEdges = 0;
   for (const e of edges) {
     const a = pos.get(e.source); const b = pos.get(e.target);
     if (!a || !b || e.source === e.target) continue;
-    const dc = colOf.get(e.target) - colOf.get(e.source);
-    const kind = dc > 0 ? 'forward' : (dc === 0 && a.x === b.x ? 'same' : 'back');
+    const { d, back } = edgePath(a, b, geo.vertical);
+    if (back) backEdges += 1;
     const isCited = cited.has(e.source) && cited.has(e.target);
     const path = svg('path', {
-      class: `edge${kind === 'back' ? ' back' : ''}${isCited ? ' cited' : ''}`,
-      d: edgePath(a, b, kind), 'marker-end': 'url(#arrow)',
+      class: `edge${back ? ' back' : ''}${isCited ? ' cited' : ''}`, d, 'marker-end': 'url(#arrow)',
     });
     path.append(svg('title', {}, `${e.source} —${e.relationship || ''}→ ${e.target}`));
     edgeLayer.append(path);
@@ -165,28 +218,46 @@ export function renderGraphSvg(container, nodes, edges, cited) {
   const nodeLayer = svg('g', { class: 'nodes' });
   for (const node of nodes) {
     const p = pos.get(node.id);
-    const score = node.score === null ? null : clamp01(node.score);
-    const colour = scoreColour(score ?? 0);
+    const colour = scale.colour(node.score);
     const g = svg('g', {
       class: `node${cited.has(node.id) ? ' cited' : ''}`, id: nodeAnchor(node.id),
-      transform: `translate(${p.x},${p.y})`, 'data-node-id': node.id,
+      transform: `translate(${p.x.toFixed(1)},${p.y.toFixed(1)})`, 'data-node-id': node.id,
     });
     g.append(svg('title', {}, nodeTitle(node)));
-    g.append(svg('rect', { class: 'box', width: BOX_W, height: BOX_H, rx: 9, fill: colour.fill }));
-    wrapLabel(node.id).forEach((line, i) => {
-      g.append(svg('text', { class: 'node-label', x: 10, y: 19 + i * 16, fill: colour.text }, line));
+    g.append(svg('rect', { class: 'box', width: p.w.toFixed(1), height: p.h, rx: 9, fill: colour.fill }));
+    wrapLabel(node.id, geo.chars).forEach((line, i) => {
+      g.append(svg('text', { class: 'node-label', x: 8, y: 18 + i * 16, fill: colour.text }, line));
     });
-    g.append(svg('rect', { x: 10, y: 51, width: BAR_W, height: 10, rx: 4, fill: '#ffffff', stroke: '#1e3a8a', 'stroke-width': 0.8 }));
-    g.append(svg('rect', { class: 'bar-fill', x: 10, y: 51, width: (BAR_W * (score ?? 0)).toFixed(1), height: 10, rx: 4, fill: '#f59e0b' }));
-    g.append(svg('text', { class: 'node-score', x: BAR_W + 18, y: 61, fill: colour.text },
+    const barW = Math.max(40, p.w - 62);
+    const barY = p.h - 19;
+    const score = node.score === null ? null : Math.min(1, Math.max(0, Number(node.score)));
+    g.append(svg('rect', { x: 8, y: barY, width: barW.toFixed(1), height: 9, rx: 4, fill: '#ffffff', stroke: '#1e3a8a', 'stroke-width': 0.8 }));
+    g.append(svg('rect', { class: 'bar-fill', x: 8, y: barY, width: (barW * (score ?? 0)).toFixed(1), height: 9, rx: 4, fill: '#f59e0b' }));
+    g.append(svg('text', { class: 'node-score', x: barW + 14, y: barY + 9, fill: colour.text },
       score === null ? '—' : score.toFixed(2)));
     nodeLayer.append(g);
   }
   root.append(nodeLayer);
-  container.replaceChildren(root, legend(true));
+  container.replaceChildren(root, legend(scale, true, backEdges > 0));
+  fitLabels(root);
 }
 
-export function renderNodeList(container, nodes, cited) {
+// Character counts only estimate widths: once drawn, shorten any line that still
+// runs past its box (wide letters, another font), so no label leaves its node.
+function fitLabels(root) {
+  for (const g of root.querySelectorAll('g.node')) {
+    const room = Number(g.querySelector('rect.box').getAttribute('width')) - 14;
+    for (const t of g.querySelectorAll('text.node-label')) {
+      let text = t.textContent;
+      while (text.length > 4 && t.getComputedTextLength() > room) {
+        text = `${text.replace(/…$/, '').slice(0, -1).trimEnd()}…`;
+        t.textContent = text;
+      }
+    }
+  }
+}
+
+export function renderNodeList(container, nodes, cited, scale) {
   if (!nodes.length) {
     container.replaceChildren(el('p', { class: 'muted' }, 'No node scores yet.'));
     return;
@@ -194,13 +265,13 @@ export function renderNodeList(container, nodes, cited) {
   const sorted = [...nodes].sort((a, b) => (b.score ?? -1) - (a.score ?? -1));
   const list = el('ul', { class: 'node-list' });
   for (const node of sorted) {
-    const score = node.score === null ? null : clamp01(node.score);
+    const score = node.score === null ? null : Math.min(1, Math.max(0, Number(node.score)));
     const item = el('li', {
       class: `node-item${cited.has(node.id) ? ' cited' : ''}`, id: nodeAnchor(node.id),
       title: nodeTitle(node), 'data-node-id': node.id,
     });
     const swatch = el('span', { class: 'swatch' });
-    swatch.style.background = scoreColour(score ?? 0).fill; // CSSOM: allowed by the CSP
+    swatch.style.background = scale.colour(node.score).fill; // CSSOM: allowed by the CSP
     const bar = el('span', { class: 'bar' });
     const fill = el('span', { class: 'bar-fill' });
     fill.style.width = `${Math.round((score ?? 0) * 100)}%`;
@@ -209,21 +280,26 @@ export function renderNodeList(container, nodes, cited) {
       el('span', { class: 'node-score' }, score === null ? '—' : score.toFixed(2)));
     list.append(item);
   }
-  container.replaceChildren(list, legend(false));
+  container.replaceChildren(list, legend(scale, false));
 }
 
-function legend(withEdges) {
-  const box = el('div', { class: 'legend' });
-  for (const [label, s] of [['score 0', 0], ['0.5', 0.5], ['1', 1]]) {
-    const key = el('span', { class: 'key' });
-    key.style.background = scoreColour(s).fill;
-    const item = el('span');
-    item.append(key, document.createTextNode(label));
-    box.append(item);
+function legend(scale, withEdges, backEdges) {
+  const box = el('div', { class: 'legend', id: 'graph-legend' });
+  const ramp = el('span', { class: 'legend-ramp' });
+  ramp.style.background = scale.gradient;
+  const colours = el('span', { class: 'legend-colours' });
+  if (scale.flat) {
+    colours.append(ramp, document.createTextNode(
+      `colour: every node scores ${scale.lo.toFixed(2)} (no differences learned yet)`));
+  } else {
+    colours.append(document.createTextNode(`colour: score ${scale.lo.toFixed(2)}`), ramp,
+      document.createTextNode(`${scale.hi.toFixed(2)} (lowest to highest here)`));
   }
+  box.append(colours);
+  box.append(el('span', {}, 'bar and number: score from 0 to 1 (new nodes start at 0.5)'));
   box.append(el('span', {}, 'gold outline: cited in the email'));
-  if (withEdges) box.append(el('span', {}, 'dashed: edge back to an earlier layer'));
-  else box.append(el('span', {}, 'edges unavailable: the backend did not give this run\'s graph'));
+  if (backEdges) box.append(el('span', {}, 'dashed: edge back to an earlier layer'));
+  if (!withEdges) box.append(el('span', {}, 'edges unavailable: the backend did not give this run\'s graph'));
   return box;
 }
 
@@ -244,6 +320,7 @@ export function renderGraph(container, latest, graph) {
   const edges = ((graph && graph.edges) || []).map((e) => ({
     source: String(e.source), target: String(e.target), relationship: e.relationship || '',
   }));
-  if (edges.length && nodes.length) renderGraphSvg(container, nodes, edges, cited);
-  else renderNodeList(container, nodes, cited);
+  const scale = colourScale(nodes.map((n) => n.score));
+  if (edges.length && nodes.length) renderGraphSvg(container, nodes, edges, cited, scale);
+  else renderNodeList(container, nodes, cited, scale);
 }

@@ -1,0 +1,189 @@
+"""The README's "Dashboard in brief", step by step, as a newcomer would follow it.
+
+The commands are read from the README itself and run as written (only the ports
+are moved to free ones and results go to a temporary directory), in a shell from
+the checkout; what each step says the page shows is checked in a real Chromium.
+If the README changes, this test follows it or fails.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from api_support import REPO
+from dashboard_support import PHONE, check_layout, click_generate, launch_browser
+
+from web.testing import free_port
+
+pytestmark = [pytest.mark.e2e, pytest.mark.browser]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    yield from launch_browser()
+
+
+def readme_commands() -> list[str]:
+    text = (REPO / "README.md").read_text()
+    section = text.split("## Dashboard in brief", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```bash\n(.*?)```", section, flags=re.S)
+    return [b.replace("\\\n", " ").strip() for b in blocks]
+
+
+class Shell:
+    """Commands as a user types them, from the checkout, on this test's ports."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.web_port, self.api_port = free_port(), free_port()
+        self.env = {
+            k: v for k, v in os.environ.items() if not k.startswith(("CODREAMER_", "FRONTEND"))
+        }
+        self.env |= {
+            "CODREAMER_WEB_PORT": str(self.web_port),
+            "CODREAMER_API_PORT": str(self.api_port),
+            "CODREAMER_RESULTS_DIR": str(tmp / "results"),
+        }
+        self.server: subprocess.Popen[bytes] | None = None
+        self.log = tmp / "server.log"
+
+    def ports(self, command: str) -> str:
+        command = re.sub(r"(127\.0\.0\.1|localhost):3000", rf"\g<1>:{self.web_port}", command)
+        return re.sub(r"(127\.0\.0\.1|localhost):8000", rf"\g<1>:{self.api_port}", command)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.web_port}"
+
+    def start(self, command: str, wait_api: bool = False) -> None:
+        self.stop()
+        self.server = subprocess.Popen(
+            ["bash", "-c", self.ports(command)],
+            cwd=REPO,
+            env=self.env,
+            stdout=open(self.log, "ab"),  # noqa: SIM115 - the child keeps it
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own group: Ctrl-C reaches it and only it
+        )
+        urls = [f"{self.url}/healthz"] + (
+            [f"http://127.0.0.1:{self.api_port}/healthz"] if wait_api else []
+        )
+        deadline = time.monotonic() + 90
+        for url in urls:
+            while True:
+                assert self.server.poll() is None, self.log.read_text()[-3000:]
+                assert time.monotonic() < deadline, f"{command} never answered {url}"
+                with contextlib.suppress(httpx.HTTPError):
+                    if httpx.get(url, timeout=1).status_code == 200:
+                        break
+                time.sleep(0.2)
+
+    def run(self, command: str) -> str:
+        done = subprocess.run(
+            ["bash", "-c", self.ports(command)],
+            cwd=REPO,
+            env=self.env,
+            capture_output=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr.decode()
+        return done.stdout.decode()
+
+    def stop(self) -> None:
+        """Ctrl-C, as the README says; then make sure."""
+        if self.server is None or self.server.poll() is not None:
+            return
+        os.killpg(self.server.pid, signal.SIGINT)
+        try:
+            self.server.wait(20)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.server.pid, signal.SIGKILL)
+            self.server.wait(10)
+
+
+def generate_and_wait(page: Any) -> str:
+    run_id = click_generate(page)
+    page.wait_for_selector(f"#email-meta:has-text('run {run_id} · final')", timeout=120_000)
+    page.wait_for_selector(f"#run-status:has-text('{run_id} · succeeded')", timeout=60_000)
+    return run_id
+
+
+def test_readme_dashboard_section(browser: Any, tmp_path: Path) -> None:
+    commands = readme_commands()
+    assert len(commands) == 4, commands  # web, a webhook by hand, serve, serve with a key
+    web, post_by_hand, serve, protected = commands
+    assert web == "uv run codreamer web" and serve == "uv run codreamer serve"
+    password = re.search(r"CODREAMER_WEB_PASSWORD=(\S+)", protected).group(1)  # type: ignore[union-attr]
+
+    sh = Shell(tmp_path)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        # 1. The dashboard alone: mock data, and how to start the backend.
+        sh.start(web)
+        page.goto(sh.url)
+        page.locator("#mock-banner").wait_for(state="visible")
+        assert "uv run codreamer" in page.locator("#mock-banner").inner_text()
+
+        # 2. A result by hand: it appears without a reload.
+        page.evaluate("window.__noReload = 1")
+        answer = json.loads(sh.run(post_by_hand))
+        assert answer["status"] == "accepted"
+        hook = json.loads((REPO / "examples" / "webhook-final.json").read_text())
+        page.wait_for_selector(f"#email-subject:has-text('{hook['final_email']['subject']}')")
+        assert page.locator("#mock-banner").is_hidden()
+        assert page.locator("#email-citations a").count() == len(hook["final_email"]["citations"])
+        assert page.evaluate("window.__noReload") == 1
+
+        # 3. With the backend: a preset prospect, one click, the final email.
+        sh.start(serve, wait_api=True)
+        page.goto(sh.url)
+        page.wait_for_selector("#backend-pill:has-text('connected')")
+        page.wait_for_selector("#preset option:nth-child(2)", state="attached")
+        page.select_option("#preset", index=1)
+        generate_and_wait(page)
+        assert page.locator("#email-body p").count() >= 3
+        page.click("#reward-details summary")
+        assert "oracle" in page.locator("#reward-details").inner_text()
+        assert page.locator(".reward-table tbody tr").count() >= 2
+
+        # 4. Our own graph, drawn whole on a phone.
+        page.select_option("#preset", index=0)
+        scenario = json.loads((REPO / "examples" / "scenario-clinic-ops.json").read_text())
+        page.set_input_files("#graph-file", str(REPO / "examples" / "graph-16-nodes.json"))
+        page.fill("#p-name", scenario["prospect"]["name"])
+        page.fill("#p-company", scenario["prospect"]["company"])
+        page.fill("#p-goal", scenario["goal"])
+        generate_and_wait(page)
+        assert scenario["prospect"]["name"].split()[0] in page.locator("#email-body").inner_text()
+        page.set_viewport_size({"width": PHONE[0], "height": PHONE[1]})
+        page.wait_for_selector("svg.graph-svg g.node >> nth=15")
+        page.wait_for_timeout(500)
+        check_layout(page, expect_nodes=16)
+
+        # 5. A protected backend: sign in once, then one click.
+        sh.start(protected, wait_api=True)
+        page.goto(sh.url)
+        page.wait_for_selector("#signin-form")
+        assert page.locator("#generate").count() == 0
+        page.fill("#password", password)
+        page.click("#signin")
+        page.wait_for_selector("#backend-pill:has-text('connected')")
+        generate_and_wait(page)
+        assert not errors, errors
+    finally:
+        context.close()
+        sh.stop()
