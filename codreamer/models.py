@@ -17,6 +17,9 @@ class FinalEmail(BaseModel):
     citations: list[str] = Field(default_factory=list)
 
 
+_HONORIFICS = frozenset({"dr", "mr", "mrs", "ms", "miss", "mx", "prof", "sir", "dame"})
+
+
 class Prospect(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
@@ -32,7 +35,11 @@ class Prospect(BaseModel):
 
     @property
     def first_name(self) -> str:
-        return self.name.split()[0] if self.name.split() else self.name
+        # "Dr. Amara Osei" is greeted "Amara", never "Dr."; "Dr. Osei" keeps the title.
+        words = self.name.split()
+        if len(words) > 1 and words[0].rstrip(".").lower() in _HONORIFICS:
+            return words[1] if len(words) > 2 else self.name.strip()
+        return words[0] if words else self.name
 
 
 class Sender(BaseModel):

@@ -167,3 +167,12 @@ def test_helpers_and_determinism(store: GraphStore, scenarios: list[Scenario]) -
     assert goal_object("Share results") == ""
     path = store.paths_to_features()[-1]
     assert compose_email(store, path, scenarios[0]) == compose_email(store, path, scenarios[0])
+
+
+def test_a_title_before_the_name_is_not_greeted_as_the_first_name() -> None:
+    from codreamer.models import Prospect
+
+    assert Prospect(name="Dr. Amara Osei").first_name == "Amara"
+    assert Prospect(name="Ms Priya Natarajan").first_name == "Priya"
+    assert Prospect(name="Dr. Osei").first_name == "Dr. Osei"  # no first name: keep the title
+    assert Prospect(name="Drew Barry").first_name == "Drew"
