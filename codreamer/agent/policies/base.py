@@ -63,6 +63,7 @@ class PolicySession(Protocol):
 
 class Policy(Protocol):
     name: str
+
     @property
     def prompt(self) -> Prompt | None:
         """An LLM policy's prompt (the prompt trainer edits it); None for the embedded one."""
