@@ -87,7 +87,7 @@ def create_app(settings: Settings | None = None, *, manager: Executor | None = N
         manager.start()
         # Pending webhook events of every run in the store, whoever produced them,
         # go on with their schedule from here (DESIGN §7). In celery mode the executor
-        # runs its own, with leases in Redis instead of flock.
+        # runs its own, with claims in Redis instead of flock.
         dispatcher = None
         if not settings.broker_url:
             dispatcher = Dispatcher.for_store(settings.runs_dir, settings).start()

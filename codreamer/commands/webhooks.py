@@ -14,15 +14,15 @@ def register(webhooks_app: typer.Typer) -> None:
     webhooks_app.command("redeliver")(webhooks_redeliver_cmd)
 
 
-def _leases(settings: Any) -> Any:
-    """In celery mode the outbox leases live in Redis (the workers and replicas deliver
-    too); locally, an flock per outbox (None: the default)."""
+def _claims(settings: Any) -> Any:
+    """In celery mode the per-event claims live in Redis (the workers and replicas
+    deliver too); locally, an flock per event (None: the default)."""
     if not settings.broker_url:
         return None
     from codreamer.runs.celery_app import redis_client
-    from codreamer.runs.redis_leases import RedisOutboxLeases
+    from codreamer.runs.redis_leases import RedisEventClaims
 
-    return RedisOutboxLeases(redis_client(settings), settings.run_lease_ttl_s)
+    return RedisEventClaims(redis_client(settings), settings.webhook_timeout_s)
 
 
 def _check_url(target: str | None) -> str:
@@ -45,7 +45,7 @@ def webhooks_dispatch_cmd(
 ) -> None:
     """Deliver the pending webhook events of every run in the results store, each on its
     retry schedule (CODREAMER_WEBHOOK_SCHEDULE), for users who run no API. A running
-    API does the same by itself; both may run at once (a lease per run keeps each
+    API does the same by itself; both may run at once (a claim per event keeps each
     event to one sender)."""
     import time
 
@@ -55,7 +55,7 @@ def webhooks_dispatch_cmd(
     settings = get_settings()
     target = _check_url(url or settings.frontend_url)
     dispatcher = Dispatcher.for_store(
-        settings.runs_dir, settings, url=target, leases=_leases(settings)
+        settings.runs_dir, settings, url=target, claims=_claims(settings)
     ).start()
     typer.echo(f"delivering pending webhooks of {settings.runs_dir} to {target}", err=True)
     try:
@@ -94,7 +94,7 @@ def webhooks_redeliver_cmd(
     if not paths.webhooks.exists():
         raise fail(f"run {run_id!r} has no webhook outbox (webhooks.jsonl): nothing was queued", 2)
     try:
-        results = redeliver(paths, settings, url=target, leases=_leases(settings))
+        results = redeliver(paths, settings, url=target, claims=_claims(settings))
     except CoDreamerError as exc:
         raise fail(str(exc), 1) from None
     if not results:

@@ -24,6 +24,7 @@ from codreamer.errors import InvalidRunIdError, quote
 # ASCII digits only (\d also matches full-width ones) and anchored at both ends with
 # fullmatch (`$` lets a trailing newline through): run ids become directory names.
 RUN_ID_RE = re.compile(r"(run|api)-[0-9]{8}-[0-9]{6}-[0-9a-f]{6}")
+_CLAIM_ID_RE = re.compile(r"[A-Za-z0-9_.-]{1,200}")
 
 
 def new_run_id(prefix: str = "run") -> str:
@@ -151,6 +152,12 @@ class RunPaths:
     @property
     def webhooks(self) -> Path:
         return self.dir / "webhooks.jsonl"
+
+    def webhook_claim(self, webhook_id: str) -> Path:
+        """Exists (and is flock-ed) only while a sender attempts that event."""
+        if not _CLAIM_ID_RE.fullmatch(webhook_id):
+            raise ValueError(f"not a webhook id: {webhook_id!r}")
+        return self.dir / f".webhook-claim-{webhook_id}"
 
     @property
     def final_email(self) -> Path:

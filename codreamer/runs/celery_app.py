@@ -20,7 +20,7 @@ from typing import Any
 
 from codreamer.config import Settings, get_settings
 from codreamer.loop.artifacts import RunPaths, check_run_id
-from codreamer.runs.redis_leases import PREFIX, Lease, RedisOutboxLeases, run_lease_key
+from codreamer.runs.redis_leases import PREFIX, Lease, RedisEventClaims, run_lease_key
 
 log = logging.getLogger(__name__)
 
@@ -118,7 +118,7 @@ def run_task(run_id: str) -> str:
             settings,
             should_stop=should_stop,
             drain_s=min(2.0, settings.webhook_drain_timeout_s),
-            leases=RedisOutboxLeases(client, settings.run_lease_ttl_s),
+            claims=RedisEventClaims(client, settings.webhook_timeout_s),
         )
         return str(getattr(result, "status", "done"))
     finally:

@@ -41,7 +41,7 @@ from codreamer.runs.celery_app import (
     redis_client,
     task_key,
 )
-from codreamer.runs.redis_leases import PREFIX, RedisOutboxLeases, run_lease_key
+from codreamer.runs.redis_leases import PREFIX, RedisEventClaims, run_lease_key
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +57,7 @@ def publish(app: Any, settings: Settings, client: Any, paths: RunPaths) -> None:
 
 class ClusterServices:
     """Background work every replica and worker does: deliver pending webhooks (with
-    Redis leases) and requeue runs whose worker died."""
+    Redis claims) and requeue runs whose worker died."""
 
     def __init__(self, settings: Settings, app: Any) -> None:
         self.settings = settings
@@ -71,9 +71,9 @@ class ClusterServices:
     def start(self) -> ClusterServices:
         from codreamer.webhooks.dispatcher import Dispatcher
 
-        leases = RedisOutboxLeases(self.client, self.settings.run_lease_ttl_s)
+        claims = RedisEventClaims(self.client, self.settings.webhook_timeout_s)
         self._dispatcher = Dispatcher.for_store(
-            self.settings.runs_dir, self.settings, leases=leases
+            self.settings.runs_dir, self.settings, claims=claims
         ).start()
         self._thread = threading.Thread(target=self._reap_loop, name="run-reaper", daemon=True)
         self._thread.start()

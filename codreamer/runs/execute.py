@@ -12,8 +12,8 @@ from typing import Any
 from codreamer.config import Settings
 from codreamer.loop.artifacts import RunPaths
 from codreamer.loop.events import EventLog
+from codreamer.webhooks.claims import EventClaims
 from codreamer.webhooks.dispatcher import Dispatcher
-from codreamer.webhooks.leases import OutboxLeases
 
 
 def execute_run(
@@ -23,7 +23,7 @@ def execute_run(
     should_stop: Callable[[], bool] | None = None,
     event_log: EventLog | None = None,
     drain_s: float = 0.0,
-    leases: OutboxLeases | None = None,
+    claims: EventClaims | None = None,
 ) -> Any:
     """Execute (or resume) the run in `paths` here, delivering its webhooks meanwhile.
 
@@ -34,7 +34,7 @@ def execute_run(
     # The dispatcher's delivered/failed events go through the loop's own EventLog, so
     # `seq` stays equal to the line number with two writers.
     events = event_log or EventLog(paths.events)
-    dispatcher = Dispatcher.for_run(paths, settings, emit=events.emit_event, leases=leases)
+    dispatcher = Dispatcher.for_run(paths, settings, emit=events.emit_event, claims=claims)
     dispatcher.start()  # events a killed process left pending go out now
     try:
         return run_learn_loop(

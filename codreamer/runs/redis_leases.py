@@ -1,4 +1,4 @@
-"""Leases in Redis (celery mode): who executes a run, and who delivers its outbox.
+"""Leases in Redis (celery mode): who executes a run, and who sends each webhook event.
 
 `flock` does not hold across machines (network file systems), so in a cluster
 liveness is a Redis key with a time-to-live that its holder keeps renewing: a
@@ -33,10 +33,10 @@ _RENEW = (
     "if not v then return redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2]) and 1 or 0 end "
     "return 0"
 )
-# Outbox leases live longer than run leases: taking over deliveries is never urgent
-# (the schedule is in minutes and hours), and a long TTL keeps a CPU-starved holder
-# from losing its lease in the middle of an attempt (which could send an event twice).
-MIN_OUTBOX_TTL_S = 30.0
+# A webhook claim must outlive one attempt by far: a CPU-starved holder that lost its
+# claim in the middle of an attempt could let the event be sent twice. Taking over a
+# dead holder's event is never urgent (the schedule is in minutes and hours).
+MIN_CLAIM_TTL_S = 30.0
 
 
 def holder_token() -> str:
@@ -91,45 +91,22 @@ class Lease:
         return stop
 
 
-class RedisOutboxLeases:
-    """OutboxLeases (codreamer.webhooks.leases) over Redis: one delivering holder per run
-    across every machine."""
+class RedisEventClaims:
+    """EventClaims (codreamer.webhooks.claims) over Redis: one sender per webhook event
+    across every machine. A claim outlives any one attempt (bounded by the webhook
+    timeout), so only a dead holder's claim expires, and then the event goes on."""
 
-    def __init__(self, client: Any, ttl_s: float) -> None:
+    def __init__(self, client: Any, webhook_timeout_s: float) -> None:
         self.client = client
-        self.ttl_s = max(MIN_OUTBOX_TTL_S, 2 * ttl_s)
+        self.ttl_s = max(MIN_CLAIM_TTL_S, 4 * webhook_timeout_s)
         self.token = holder_token()
-        self._held: dict[str, Lease] = {}
-        self._lock = threading.Lock()
 
-    def acquire(self, paths: RunPaths) -> bool:
-        with self._lock:
-            if paths.run_id in self._held:
-                return True
-            key = f"{PREFIX}:lease:outbox:{paths.run_id}"
-            lease = Lease(self.client, key, self.ttl_s, self.token)
-            try:
-                if not lease.acquire():
-                    return False
-            except Exception:
-                return False
-            self._held[paths.run_id] = lease
-            return True
-
-    def release(self, paths: RunPaths) -> None:
-        with self._lock:
-            lease = self._held.pop(paths.run_id, None)
-        if lease is not None:
-            lease.release()
-
-    def renew(self) -> None:
-        with self._lock:
-            held = list(self._held.items())
-        for run_id, lease in held:
-            try:
-                alive = lease.renew()
-            except Exception:
-                alive = False
-            if not alive:
-                with self._lock:
-                    self._held.pop(run_id, None)
+    def claim(self, paths: RunPaths, webhook_id: str) -> Callable[[], None] | None:
+        key = f"{PREFIX}:claim:webhook:{paths.run_id}:{webhook_id}"
+        lease = Lease(self.client, key, self.ttl_s, self.token)
+        try:
+            if not lease.acquire():
+                return None
+        except Exception:  # Redis away: nobody can claim, the event waits for its return
+            return None
+        return lease.release

@@ -10,10 +10,10 @@ Two shapes, one code path:
   pending events go on with their schedule after any restart, by themselves.
 
 Each event is attempted on its own thread of a small pool: a receiver that
-hangs or fails one event never holds back another. Only the holder of a run's
-lease (see leases.py) attempts that run's events, so two dispatchers never send
-the same event at once; the lease is let go as soon as nothing is due, so a
-dead or idle holder never keeps a run's events hostage.
+hangs or fails one event never holds back another. Every attempt goes through a
+per-event claim (claims.py), so however many dispatchers (and redeliveries) work
+the same outbox at once, each event is sent by one of them at a time and never
+again once delivered; a claim dies with its holder, so no event is stranded.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from codreamer.config import Settings
 from codreamer.loop.artifacts import RUN_ID_RE, RunPaths
 from codreamer.models import WebhookPayload
 from codreamer.webhooks.attempt import AttemptOutcome, make_client, post_once
+from codreamer.webhooks.claims import EventClaims, FileClaims, attempt_claimed
 from codreamer.webhooks.envelope import make_signer
-from codreamer.webhooks.leases import FileLeases, OutboxLeases
 from codreamer.webhooks.outbox import Outbox, OutboxEvent, read_outbox
 from codreamer.webhooks.schedule import parse_schedule
 
@@ -55,7 +55,7 @@ class Dispatcher:
         runs: Callable[[], Iterator[RunPaths]],
         *,
         url: str | None,
-        leases: OutboxLeases | None = None,
+        claims: EventClaims | None = None,
         emit_for: Callable[[RunPaths], EmitFn | None] | None = None,
         poll_s: float = POLL_S,
     ) -> None:
@@ -63,7 +63,7 @@ class Dispatcher:
         self.url = url
         self.schedule = parse_schedule(settings.webhook_schedule)
         self._runs = runs
-        self._leases = leases or FileLeases()
+        self._claims = claims or FileClaims()
         self._emit_for = emit_for or (lambda paths: None)
         self._poll_s = poll_s
         self._signer = make_signer(settings.webhook_secret)
@@ -74,7 +74,6 @@ class Dispatcher:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._inflight: dict[str, set[str]] = {}  # run id -> webhook ids being attempted
-        self._held: dict[str, RunPaths] = {}
         # run id -> ((mtime_ns, size) of its outbox, next due time or None): an outbox
         # that has not changed and has nothing due is not read again.
         self._seen: dict[str, tuple[tuple[int, int], float | None]] = {}
@@ -90,9 +89,9 @@ class Dispatcher:
         *,
         emit: EmitFn | None = None,
         url: str | None = None,
-        leases: OutboxLeases | None = None,
+        claims: EventClaims | None = None,
     ) -> RunDispatcher:
-        return RunDispatcher(paths, settings, emit=emit, url=url, leases=leases)
+        return RunDispatcher(paths, settings, emit=emit, url=url, claims=claims)
 
     @classmethod
     def for_store(
@@ -101,7 +100,7 @@ class Dispatcher:
         settings: Settings,
         *,
         url: str | None = None,
-        leases: OutboxLeases | None = None,
+        claims: EventClaims | None = None,
     ) -> Dispatcher:
         def runs() -> Iterator[RunPaths]:
             with contextlib.suppress(OSError):
@@ -113,7 +112,7 @@ class Dispatcher:
             settings,
             runs,
             url=url if url is not None else settings.frontend_url,
-            leases=leases,
+            claims=claims,
             emit_for=_emit_when_not_live,
             poll_s=STORE_POLL_S,
         )
@@ -156,9 +155,6 @@ class Dispatcher:
             self._thread.join(self.settings.webhook_timeout_s + 5)
         if self._pool is not None:
             self._pool.shutdown(wait=True)
-        for paths in list(self._held.values()):
-            self._leases.release(paths)
-        self._held.clear()
         if self._client is not None:
             self._client.close()
         return self.pending()
@@ -186,7 +182,6 @@ class Dispatcher:
         """Start an attempt for every event due now; returns how many were started."""
         if not self.url:
             return 0
-        self._leases.renew()
         started = 0
         now = time.time()
         for paths in self._runs():
@@ -200,38 +195,25 @@ class Dispatcher:
         except OSError:
             return 0
         key = (st.st_mtime_ns, st.st_size)
-        seen = self._seen.get(run_id)
+        # What is in flight is taken *before* the outbox is read: an attempt records its
+        # outcome before it leaves the in-flight set, so an event missing from this set
+        # is settled in the read below (the claim makes it safe anyway; this spares the
+        # second attempt).
         with self._lock:
-            busy = bool(self._inflight.get(run_id))
-        if seen is not None and seen[0] == key and not busy and run_id not in self._held:
+            inflight = set(self._inflight.get(run_id, ()))
+        seen = self._seen.get(run_id)
+        if seen is not None and seen[0] == key and not inflight:
             next_due = seen[1]
             if next_due is None or next_due > now:
                 return 0
-        events = read_outbox(paths.webhooks)
-        with self._lock:
-            inflight = set(self._inflight.get(run_id, ()))
-        pending = [ev for ev in events.values() if ev.status == "pending"]
+        pending = [ev for ev in read_outbox(paths.webhooks).values() if ev.status == "pending"]
         due = [ev for ev in pending if ev.due(now) and ev.webhook_id not in inflight]
         later = [ev.next_at or now for ev in pending if ev.webhook_id not in inflight]
         self._seen[run_id] = (key, min(later) if later else None)
-        if not due:
-            if run_id in self._held and not inflight:
-                self._held.pop(run_id)
-                self._leases.release(paths)
-            return 0
-        # Asked every time: a lease with a time-to-live (Redis) can be lost meanwhile.
-        if not self._leases.acquire(paths):
-            self._held.pop(run_id, None)
-            return 0
-        if run_id not in self._held:
-            self._held[run_id] = paths
-            # Another holder may have attempted since the read above: read again.
-            events = read_outbox(paths.webhooks)
-            due = [ev for ev in events.values() if ev.due(now) and ev.webhook_id not in inflight]
         for ev in due:
             with self._lock:
                 self._inflight.setdefault(run_id, set()).add(ev.webhook_id)
-            self._executor().submit(self._attempt, paths, ev)
+            self._executor().submit(self._attempt, paths, ev.webhook_id)
         return len(due)
 
     def _executor(self) -> ThreadPoolExecutor:
@@ -239,16 +221,25 @@ class Dispatcher:
             self._pool = ThreadPoolExecutor(MAX_PARALLEL, thread_name_prefix="webhook")
         return self._pool
 
-    def _attempt(self, paths: RunPaths, ev: OutboxEvent) -> None:
-        try:
+    def _attempt(self, paths: RunPaths, webhook_id: str) -> None:
+        outbox = Outbox(paths, self.schedule)
+
+        def send(ev: OutboxEvent) -> tuple[AttemptOutcome, str]:
             outcome = self._post(ev)
-            status = Outbox(paths, self.schedule).record_attempt(ev, outcome)
-            self._announce(paths, ev, outcome, status)
+            return outcome, outbox.record_attempt(ev, outcome)
+
+        try:
+            done = attempt_claimed(
+                self._claims, paths, webhook_id, lambda ev: ev.due(time.time()), send
+            )
+            if done is not None:
+                ev, (outcome, status) = done
+                self._announce(paths, ev, outcome, status)
         except Exception:
-            log.exception("webhook %s", ev.webhook_id)
+            log.exception("webhook %s", webhook_id)
         finally:
             with self._lock:
-                self._inflight.get(paths.run_id, set()).discard(ev.webhook_id)
+                self._inflight.get(paths.run_id, set()).discard(webhook_id)
             self._wake.set()
 
     def _post(self, ev: OutboxEvent) -> AttemptOutcome:
@@ -291,13 +282,13 @@ class RunDispatcher(Dispatcher):
         *,
         emit: EmitFn | None,
         url: str | None,
-        leases: OutboxLeases | None,
+        claims: EventClaims | None,
     ) -> None:
         super().__init__(
             settings,
             lambda: iter([paths]),
             url=url if url is not None else settings.frontend_url,
-            leases=leases,
+            claims=claims,
             emit_for=lambda _: emit,
         )
         self.paths = paths

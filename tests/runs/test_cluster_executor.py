@@ -26,7 +26,7 @@ from codreamer.loop.status import create_run, read_meta, update_meta  # noqa: E4
 from codreamer.models import Prospect, Scenario  # noqa: E402
 from codreamer.runs.celery_app import LIVE_SET, cancel_key  # noqa: E402
 from codreamer.runs.cluster import CeleryExecutor, ClusterServices  # noqa: E402
-from codreamer.runs.redis_leases import Lease, RedisOutboxLeases, run_lease_key  # noqa: E402
+from codreamer.runs.redis_leases import Lease, RedisEventClaims, run_lease_key  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(
@@ -96,13 +96,20 @@ def test_a_lease_is_exclusive_expires_and_only_its_holder_can_release(redis) -> 
     assert b.acquire() and not a.renew()  # but not once another holder has it
 
 
-def test_outbox_leases_give_each_run_one_sender(redis, tmp_path: Path) -> None:
+def test_webhook_claims_give_each_event_one_sender(redis, tmp_path: Path) -> None:
     paths = RunPaths(tmp_path / "api-20250101-000000-aaaaaa")
-    one, two = RedisOutboxLeases(redis, 5), RedisOutboxLeases(redis, 5)
-    assert one.acquire(paths) and one.acquire(paths)  # re-entrant for its holder
-    assert not two.acquire(paths)
-    one.release(paths)
-    assert two.acquire(paths)
+    one, two = RedisEventClaims(redis, 5), RedisEventClaims(redis, 5)
+    release = one.claim(paths, "msg_a")
+    assert release is not None
+    assert one.claim(paths, "msg_a") is None and two.claim(paths, "msg_a") is None
+    other = two.claim(paths, "msg_b")  # one claim per event, not per run
+    assert other is not None
+    release()
+    again = two.claim(paths, "msg_a")
+    assert again is not None
+    again()
+    other()
+    assert redis.ttl(f"codreamer:claim:webhook:{paths.run_id}:msg_a") == -2  # gone
 
 
 def test_admission_is_cluster_wide_and_routes_art_to_the_gpu_queue(

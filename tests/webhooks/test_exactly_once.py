@@ -1,0 +1,189 @@
+"""Exactly once per webhook-id, with every kind of sender racing on the same outboxes.
+
+A real uvicorn receiver counts every request it gets. Against it, at the same time:
+each run's own dispatcher, four store-wide dispatchers in this process (as in API
+processes), two `codreamer webhooks dispatch` processes and a `redeliver` of every
+run. The receiver answers 503 to the first attempt of some events, so retries race
+too. Every event must be acknowledged exactly once, and every request the receiver
+saw must be an attempt recorded in the outbox (nothing sent behind its back)."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+from fastapi import FastAPI, Request, Response
+
+from codreamer.config import Settings
+from codreamer.loop.artifacts import RunPaths, read_jsonl
+from codreamer.models import FinalEmail, WebhookPayload
+from codreamer.webhooks.claims import FileClaims
+from codreamer.webhooks.dispatcher import Dispatcher
+from codreamer.webhooks.outbox import Outbox, read_outbox
+from codreamer.webhooks.redeliver import redeliver
+from codreamer.webhooks.schedule import parse_schedule
+from web.testing import serve_in_thread
+
+REPO = Path(__file__).resolve().parents[2]
+SCHEDULE = "0,0.1,0.1,0.1,0.1,0.1,0.1,0.1"
+RUN_IDS = [f"api-20250101-120000-{c * 6}" for c in "abcd"]
+EVENTS_PER_RUN = 16
+
+
+class CountingReceiver:
+    """Records (webhook-id, status) of every request; 503 on the first attempt of about
+    half the events (decided by the id, so it does not depend on timing)."""
+
+    def __init__(self) -> None:
+        self.requests: list[tuple[str, int]] = []
+        self._lock = threading.Lock()
+        self.app = FastAPI()
+
+        @self.app.post("/hook")
+        async def hook(request: Request) -> Response:
+            await request.body()
+            wid = request.headers.get("webhook-id", "")
+            await asyncio.sleep(0.003)  # a receiver takes a moment: widens every race
+            with self._lock:
+                first = all(w != wid for w, _ in self.requests)
+                status = 503 if first and hashlib.sha1(wid.encode()).digest()[0] % 2 else 200
+                self.requests.append((wid, status))
+            return Response(status_code=status)
+
+    def by_id(self, status: int | None = None) -> Counter[str]:
+        with self._lock:
+            return Counter(w for w, s in self.requests if status is None or s == status)
+
+
+def _payload(run_id: str, k: int) -> WebhookPayload:
+    stage = "baseline" if k == 0 else "final" if k == EVENTS_PER_RUN - 1 else "iteration"
+    return WebhookPayload(
+        run_id=run_id,
+        stage=stage,  # type: ignore[arg-type]
+        iteration=k,
+        iterations=EVENTS_PER_RUN - 1,
+        final_email=FinalEmail(subject=f"Hi {k}", body="Body", citations=["Customer Job"]),
+        node_scores={"Customer Job": 0.7, "Product Feature": 0.9},
+        metrics={"mean": 0.5, "max": 0.8},
+    )
+
+
+def _cli_dispatch(tmp_path: Path, url: str) -> subprocess.Popen[str]:
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("CODREAMER_", "FRONTEND"))},
+        "CODREAMER_RESULTS_DIR": str(tmp_path / "results"),
+        "CODREAMER_DATA_DIR": str(REPO / "data"),
+        "CODREAMER_WEBHOOK_SCHEDULE": SCHEDULE,
+    }
+    return subprocess.Popen(
+        [sys.executable, "-m", "codreamer.cli", "webhooks", "dispatch", "--url", url,
+         "--until-idle"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+
+
+def test_racing_senders_deliver_each_webhook_id_exactly_once(tmp_path: Path) -> None:
+    runs = tmp_path / "results" / "runs"
+    settings = Settings(  # type: ignore[call-arg]
+        webhook_schedule=SCHEDULE, webhook_timeout_s=5.0, webhook_secret=None, frontend_url=None
+    )
+    all_paths = [RunPaths(runs / run_id) for run_id in RUN_IDS]
+    for paths in all_paths:
+        paths.dir.mkdir(parents=True)
+        outbox = Outbox(paths, parse_schedule(SCHEDULE))
+        for k in range(EVENTS_PER_RUN):
+            outbox.enqueue(_payload(paths.run_id, k))
+    total = len(RUN_IDS) * EVENTS_PER_RUN
+    rx = CountingReceiver()
+
+    with serve_in_thread(rx.app) as base:
+        url = f"{base}/hook"
+        procs = [_cli_dispatch(tmp_path, url) for _ in range(2)]
+        dispatchers = [Dispatcher.for_store(runs, settings, url=url) for _ in range(4)]
+        dispatchers += [Dispatcher.for_run(p, settings, url=url) for p in all_paths]
+        for d in dispatchers:
+            d.start()
+        redelivered: list[int] = []
+        manual = threading.Thread(
+            target=lambda: redelivered.extend(
+                len(redeliver(p, settings, url=url, claims=FileClaims())) for p in all_paths
+            )
+        )
+        manual.start()
+        try:
+            deadline = time.monotonic() + 60
+            while len(rx.by_id(200)) < total and time.monotonic() < deadline:
+                time.sleep(0.1)
+            manual.join(60)
+            for proc in procs:
+                _, err = proc.communicate(timeout=60)
+                assert proc.returncode == 0, err
+        finally:
+            left = [d.close() for d in dispatchers]
+            for proc in procs:
+                if proc.poll() is None:
+                    proc.kill()
+        time.sleep(0.3)  # room for a late duplicate to reach the receiver
+
+    acknowledged = rx.by_id(200)
+    assert len(acknowledged) == total, f"{total - len(acknowledged)} event(s) never delivered"
+    twice = {w: n for w, n in acknowledged.items() if n > 1}
+    assert not twice, f"acknowledged more than once: {twice}"
+    assert left == [0] * len(dispatchers)
+    assert rx.by_id(503), "the receiver's 503s should have made some events retry"
+    # Every request the receiver saw is an attempt row of the outbox, and vice versa.
+    seen = rx.by_id()
+    for paths in all_paths:
+        events = read_outbox(paths.webhooks)
+        assert [ev.status for ev in events.values()] == ["delivered"] * EVENTS_PER_RUN
+        attempts = Counter(
+            r["webhook_id"] for r in read_jsonl(paths.webhooks) if r["type"] == "attempt"
+        )
+        assert attempts == Counter({w: seen[w] for w in events})
+        assert not list(paths.dir.glob(".webhook-claim-*"))  # no claim left behind
+
+
+def test_an_event_in_flight_is_not_sent_by_another_sender(tmp_path: Path) -> None:
+    """While one sender's POST hangs, another dispatcher (it sees the event pending and
+    due) and a redelivery leave it alone; once it is acknowledged nobody sends it."""
+    sys.path.insert(0, str(REPO / "tests" / "api"))
+    from webhook_receiver import Receiver
+
+    gate, arrived = threading.Event(), []
+
+    def respond(body: object) -> int:
+        arrived.append(body)  # on arrival (Receiver.received is filled on answering)
+        return 200 if gate.wait(10) else 500
+
+    rx = Receiver(respond=respond)
+    paths = RunPaths(tmp_path / "runs" / RUN_IDS[0])
+    paths.dir.mkdir(parents=True)
+    Outbox(paths, parse_schedule(SCHEDULE)).enqueue(_payload(paths.run_id, 0))
+    settings = Settings(  # type: ignore[call-arg]
+        webhook_schedule=SCHEDULE, webhook_timeout_s=5.0, webhook_secret=None, frontend_url=None
+    )
+    with rx:
+        first = Dispatcher.for_store(paths.dir.parent, settings, url=rx.url).start()
+        deadline = time.monotonic() + 10
+        while not arrived and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert list(paths.dir.glob(".webhook-claim-*"))  # held while the POST is out
+        second = Dispatcher.for_store(paths.dir.parent, settings, url=rx.url).start()
+        time.sleep(1.0)  # second's passes all see the event due
+        assert len(arrived) == 1
+        gate.set()
+        assert first.close(5) == 0 and second.close(5) == 0
+        assert redeliver(paths, settings, url=rx.url) == []  # delivered: nothing to send
+        assert len(arrived) == 1 and [r.status for r in rx.received] == [200]
+    assert first.delivered + second.delivered == 1
+    assert not list(paths.dir.glob(".webhook-claim-*"))
