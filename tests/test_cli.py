@@ -176,3 +176,18 @@ def test_judge_table(tmp_path: Path) -> None:
     out = run("judge", str(_emails_file(tmp_path)))
     assert out.returncode == 0, out.stderr
     assert "Quick note" in out.stdout and "total" in out.stdout
+
+
+def test_learn_loop_names_a_trainer_the_policy_cannot_use(tmp_path: Path) -> None:
+    import os
+
+    env = {**os.environ, "CODREAMER_RESULTS_DIR": str(tmp_path / "results")}
+    cmd = [sys.executable, "-m", "codreamer.cli", "learn-loop", "1", "1"]
+    cmd += ["--policy", "embedded", "--trainer", "prompt"]
+    out = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2
+    assert out.stderr.strip() == (
+        "invalid trainer: trainer prompt cannot train policy embedded; "
+        "allowed with policy embedded: grpo, none"
+    )
+    assert not (tmp_path / "results" / "runs").exists()  # nothing written

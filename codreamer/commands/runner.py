@@ -127,8 +127,8 @@ def run_from_cli(req: LoopRequest, *, json_out: bool) -> int:
     except ValidationError as exc:
         e = exc.errors()[0]
         # `group_size` and `seed` live in the nested GRPO config; name them as typed.
-        field = ".".join(str(x) for x in e["loc"]).removeprefix("grpo.")
-        _error_line(f"invalid {field}: {e['msg']}")
+        field = ".".join(str(x) for x in e["loc"]).removeprefix("grpo.") or "settings"
+        _error_line(f"invalid {field}: {str(e['msg']).removeprefix('Value error, ')}")
         return 2
     except CoDreamerError as exc:
         _error_line(str(exc))
@@ -153,7 +153,9 @@ def run_from_cli(req: LoopRequest, *, json_out: bool) -> int:
                 from codreamer.loop.progress import LoopProgress
 
                 start = max(0, last_complete_iteration(paths, config.iterations))
-                with LoopProgress(Console(stderr=True), config.iterations, start) as bars:
+                console = Console(stderr=True)
+                trainer = config.trainer
+                with LoopProgress(console, config.iterations, start, trainer) as bars:
                     events.listener = bars
                     result = execute_run(
                         paths, settings, event_log=events, drain_s=settings.webhook_drain_timeout_s

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from codreamer.models import Scenario, Sender
 from codreamer.train.config import GRPOConfig
@@ -88,13 +88,24 @@ class LoopConfig(BaseModel):
             data["grpo"] = grpo
         return data
 
+    @field_validator("trainer")
+    @classmethod
+    def _trainer_fits_policy(cls, trainer: str | None, info: ValidationInfo) -> str | None:
+        # A field validator, so the error names `trainer` (`policy` is declared first,
+        # so it is in info.data when it was valid).
+        from codreamer.train.base import check_pairing
+
+        policy = info.data.get("policy")
+        if trainer is not None and policy is not None:
+            check_pairing(trainer, policy)
+        return trainer
+
     @model_validator(mode="after")
     def _default_trainer(self) -> LoopConfig:
-        from codreamer.train.base import check_pairing, default_trainer
+        from codreamer.train.base import default_trainer
 
         if self.trainer is None:
             self.trainer = default_trainer(self.policy)  # type: ignore[assignment]
-        check_pairing(str(self.trainer), self.policy)
         return self
 
     @property

@@ -59,10 +59,13 @@ from codreamer.loop.records import (
 from codreamer.loop.status import update_meta
 from codreamer.models import Scenario, WebhookPayload, utc_now_iso
 from codreamer.tracing import init_tracing, op
+from codreamer.train.base import TRAINERS
 
-__all__ = ["STEPS", "RunResult", "last_complete_iteration", "run_learn_loop"]
+__all__ = ["STEPS", "RunResult", "last_complete_iteration", "run_learn_loop", "step_slot"]
 
-STEPS = ("generate", "score", "grpo", "kg_weights", "email")
+# The steps of an iteration. Step 3 ("train") is reported in events and progress
+# under the name of the trainer that ran it (grpo, prompt, art or none).
+STEPS = ("generate", "score", "train", "kg_weights", "email")
 
 
 # --- the loop ----------------------------------------------------------------
@@ -159,9 +162,10 @@ def _iteration(ctx: RunContext, i: int) -> None:
 
     # Step 3: the trainer updates the policy (GRPO weights, ART weights, or the prompt).
     _check_stop(ctx)
-    _step(ctx, i, "grpo")
+    trainer = ctx.trainer.name
+    _step(ctx, i, trainer)
     train_stats = ctx.trainer.step(ctx.policy, judged) if judged else {"groups": 0.0}
-    _step_done(ctx, i, "grpo", trainer=ctx.trainer.name, **train_stats)
+    _step_done(ctx, i, trainer, trainer=trainer, **train_stats)
 
     # Step 4: every cited node moves toward the rewards of the emails citing it.
     _check_stop(ctx)
@@ -375,7 +379,8 @@ def _progress(
     ctx: RunContext, i: int, step: str, done: bool = False, metrics: dict[str, Any] | None = None
 ) -> None:
     n = ctx.config.iterations
-    steps_done = STEPS.index(step) + (1 if done else 0) if i > 0 else (len(STEPS) if done else 0)
+    slot = STEPS.index(step_slot(step) or step)
+    steps_done = slot + (1 if done else 0) if i > 0 else (len(STEPS) if done else 0)
     fraction = (max(0, i - 1) * len(STEPS) + steps_done) / (n * len(STEPS)) if i > 0 else 0.0
     changes: dict[str, Any] = {
         "progress": {"iteration": i, "iterations": n, "step": step, "fraction": round(fraction, 4)}
@@ -387,6 +392,14 @@ def _progress(
         its.sort(key=lambda m: m["iteration"])
         changes["metrics"] = {"iterations": its}
     update_meta(ctx.paths, **changes)
+
+
+def step_slot(step: str) -> str | None:
+    """The STEPS entry of an event's step name: a trainer's name is step 3 ("train");
+    None for a step outside the iteration (evaluate)."""
+    if step in STEPS:
+        return step
+    return "train" if step in TRAINERS else None
 
 
 def _fail(paths: RunPaths, events: EventLog, exc: BaseException) -> RunResult:

@@ -9,12 +9,12 @@ from rich.panel import Panel
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from codreamer.loop.learn_loop import STEPS
+from codreamer.loop.learn_loop import STEPS, step_slot
 
 STEP_LABELS = {
     "generate": "step 1 generate",
     "score": "step 2 score",
-    "grpo": "step 3 GRPO",
+    "train": "step 3 train",
     "kg_weights": "step 4 KG weights",
     "email": "iteration email",
 }
@@ -23,7 +23,9 @@ STEP_LABELS = {
 class LoopProgress:
     """An event listener that drives one progress bar per step."""
 
-    def __init__(self, console: Console, iterations: int, start: int = 0) -> None:
+    def __init__(
+        self, console: Console, iterations: int, start: int = 0, trainer: str | None = None
+    ) -> None:
         self.progress = Progress(
             TextColumn("{task.description:<18}"),
             BarColumn(),
@@ -31,9 +33,11 @@ class LoopProgress:
             TimeElapsedColumn(),
             console=console,
         )
+        labels = dict(STEP_LABELS)
+        if trainer:
+            labels["train"] = f"step 3 {'GRPO' if trainer == 'grpo' else trainer}"
         self.tasks = {
-            s: self.progress.add_task(STEP_LABELS[s], total=iterations, completed=start)
-            for s in STEPS
+            s: self.progress.add_task(labels[s], total=iterations, completed=start) for s in STEPS
         }
 
     def __enter__(self) -> LoopProgress:
@@ -44,8 +48,10 @@ class LoopProgress:
         self.progress.__exit__(*exc)
 
     def __call__(self, event: dict[str, Any]) -> None:
-        if event.get("type") == "step_finished" and event.get("step") in self.tasks:
-            self.progress.advance(self.tasks[event["step"]])
+        if event.get("type") == "step_finished" and event.get("step"):
+            slot = step_slot(str(event["step"]))
+            if slot is not None:
+                self.progress.advance(self.tasks[slot])
         elif event.get("type") == "iteration_finished" and event.get("iteration", 0) > 0:
             self.progress.advance(self.tasks["email"])
 

@@ -81,8 +81,11 @@ def check_pairing(trainer: str, policy_name: str) -> None:
     if trainer not in TRAINS:
         raise ValueError(f"unknown trainer {trainer!r}: choose {', '.join(TRAINERS)}")
     if policy_name not in TRAINS[trainer]:
-        fits = " or ".join(t for t, ps in TRAINS.items() if policy_name in ps)
-        raise ValueError(f"trainer {trainer} cannot train policy {policy_name}: use {fits}")
+        fits = ", ".join(t for t, ps in TRAINS.items() if policy_name in ps)
+        raise ValueError(
+            f"trainer {trainer} cannot train policy {policy_name}; "
+            f"allowed with policy {policy_name}: {fits}"
+        )
 
 
 def make_trainer(

@@ -156,3 +156,31 @@ def test_node_scores_start_neutral_and_only_cited_nodes_move(
     }
     assert cited and all(scores[n] != 0.5 for n in cited)
     assert all(v == 0.5 for n, v in scores.items() if n not in cited)
+
+
+@pytest.mark.parametrize("trainer", ["grpo", "none"])
+def test_step_3_is_reported_under_the_trainer_that_ran_it(
+    settings: Settings, shared_kg: Path, trainer: str
+) -> None:
+    paths, events, _ = _run(
+        settings, _store(shared_kg / "synthetic-data-16.json"), iterations=1, trainer=trainer
+    )
+    steps = [e["step"] for e in events if e["type"] == "step_started" and e["iteration"] == 1]
+    assert steps == ["generate", "score", trainer, "kg_weights", "email"]
+    done = next(e for e in events if e["type"] == "step_finished" and e["step"] == trainer)
+    assert done["trainer"] == trainer
+    on_disk = [e["step"] for e in read_jsonl(paths.events) if e["type"] == "step_started"]
+    assert trainer in on_disk and ("grpo" in on_disk) == (trainer == "grpo")
+
+
+def test_a_trainer_that_cannot_train_the_policy_is_named_with_what_is_allowed() -> None:
+    from pydantic import ValidationError
+
+    scenario = load_scenarios(REPO / "data" / "scenarios.json")[0]
+    with pytest.raises(ValidationError) as info:
+        LoopConfig(scenario=scenario, policy="embedded", trainer="prompt")
+    (err,) = info.value.errors()
+    assert err["loc"] == ("trainer",)
+    assert "allowed with policy embedded: grpo, none" in err["msg"]
+    openai = LoopConfig(scenario=scenario, policy="openai")
+    assert openai.trainer == "prompt"  # the default by policy still fills in
