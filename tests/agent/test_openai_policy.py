@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import subprocess
+import uuid
 from pathlib import Path
 
 import numpy as np
@@ -75,6 +76,26 @@ def test_a_tidy_model_walks_the_graph_and_finalizes(server, store, scenario):
     # One raw-choice decision per assistant turn, with the server's token log-probs.
     assert all(isinstance(d, LLMDecision) and d.choice for d in traj.decisions)
     assert traj.logprobs == [pytest.approx(-0.75)] * len(traj.decisions)
+
+
+def test_tool_call_ids_are_ours_so_a_seeded_rollout_repeats_exactly(store, scenario):
+    # llama.cpp's server makes a random id for each tool call; the same seeded
+    # rollout must still write the same trajectory.
+    def random_ids(body):
+        reply = walker_turn(body)
+        for c in (reply.message or {}).get("tool_calls") or []:
+            c["id"] = uuid.uuid4().hex
+        return reply
+
+    with OpenAIServer(brain=random_ids) as srv:
+        a, b = (run(make_policy(store, srv), store, scenario, seed=4) for _ in range(2))
+    assert a.messages == b.messages
+    calls = [c["id"] for m in a.messages if m["role"] == "assistant" for c in m["tool_calls"]]
+    assert len(calls) >= 2 and len(set(calls)) == len(calls)
+    assert {m["tool_call_id"] for m in a.messages if m["role"] == "tool"} <= set(calls)
+    # The raw choices kept for training name the same calls as the history.
+    kept = [c["id"] for d in a.decisions if d.choice for c in d.choice["message"]["tool_calls"]]
+    assert kept == calls
 
 
 def test_greedy_uses_temperature_zero(server, store, scenario):

@@ -242,7 +242,7 @@ class OpenAISession:
         resp = self._ask()
         self.turns += 1
         calls = [self._tool_call(i, tc) for i, tc in enumerate(resp.tool_calls)]
-        decision = LLMDecision(resp.choice, self.policy.model_name())
+        decision = LLMDecision(_with_call_ids(resp.choice, calls), self.policy.model_name())
         turn = Turn(
             tool_calls=calls,
             content=resp.content,
@@ -272,7 +272,9 @@ class OpenAISession:
         fn_raw = tc.get("function")
         fn: dict[str, Any] = fn_raw if isinstance(fn_raw, dict) else {}
         name = str(fn.get("name") or "")
-        call_id = str(tc.get("id") or f"call_{self.turns}_{i}")
+        # Our own id, not the server's: servers make random ones (llama.cpp does), and
+        # a seeded run must write the same trajectory every time, resumed or not.
+        call_id = f"call_{self.turns}_{i}"
         raw = fn.get("arguments")
         if isinstance(raw, dict):  # some servers send an object, not a JSON string
             return ToolCall(call_id, name, raw, raw_arguments=json.dumps(raw, ensure_ascii=False))
@@ -346,6 +348,18 @@ class OpenAISession:
             decisions=[LLMDecision(None)],
             info={"hops": max(0, len(path) - 1)},
         )
+
+
+def _with_call_ids(choice: dict[str, Any], calls: list[ToolCall]) -> dict[str, Any]:
+    """The raw choice with its tool calls' ids replaced by ours (a copy), so the
+    choice kept for training matches the history's tool messages."""
+    msg = choice.get("message")
+    raw = msg.get("tool_calls") if isinstance(msg, dict) else None
+    if not isinstance(raw, list) or not calls:
+        return choice
+    dicts = [tc for tc in raw if isinstance(tc, dict)]
+    tool_calls = [{**tc, "id": c.id} for tc, c in zip(dicts, calls, strict=False)]
+    return {**choice, "message": {**msg, "tool_calls": tool_calls}}
 
 
 def _tool_text(content: Any) -> str:
