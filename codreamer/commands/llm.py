@@ -28,6 +28,15 @@ def serve_cmd(
     parallel: Annotated[
         int, typer.Option(min=1, max=64, help="Requests decoded at once (1: reproducible).")
     ] = 1,
+    ubatch_size: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            max=4096,
+            help="Tokens per compute batch (1: results independent of the prompt cache, "
+            "so seeded runs reproduce and resume byte-identically; 512: faster prompts).",
+        ),
+    ] = 1,
     chat_template: Annotated[
         Path | None,
         typer.Option(help="A Jinja chat template (default: fenced-JSON tool calls, ChatML)."),
@@ -68,6 +77,7 @@ def serve_cmd(
             ctx_size=ctx_size,
             threads=threads,
             parallel=parallel,
+            ubatch=ubatch_size,
             chat_template=template,
         )
         server = start_server(opts)

@@ -77,6 +77,12 @@ class ServeOptions:
     # One slot: requests queue, and a seeded request answers the same whatever ran
     # before it (several slots share batches, and batch shapes change the sums).
     parallel: int = 1
+    # Tokens per compute batch. 1: every token (prompt or generated) goes through
+    # the same single-token kernels, so its result does not depend on what the
+    # prompt cache held or how a prompt was split; with 512, a prompt read in one
+    # batch and the same prompt read partly from cache give different logits (and
+    # a seeded run resumed after a kill diverges). Larger is faster prompt reading.
+    ubatch: int = 1
     chat_template: Path | None = CHAT_TEMPLATE
     alias: str = "local"
 
@@ -97,6 +103,8 @@ def start_server(opts: ServeOptions) -> Any:
     params.model.path = str(opts.model)
     params.n_ctx = opts.ctx_size
     params.n_parallel = opts.parallel
+    params.n_ubatch = opts.ubatch
+    params.n_batch = max(params.n_batch, opts.ubatch)
     threads = opts.threads or max(1, (os.cpu_count() or 2) // 2)
     params.cpuparams.n_threads = threads
     params.cpuparams_batch.n_threads = threads
