@@ -191,3 +191,27 @@ def test_learn_loop_names_a_trainer_the_policy_cannot_use(tmp_path: Path) -> Non
         "allowed with policy embedded: grpo, none"
     )
     assert not (tmp_path / "results" / "runs").exists()  # nothing written
+
+
+def test_learn_loop_summary_has_the_oracle_only_when_asked(tmp_path: Path, shared_kg: Path) -> None:
+    import os
+
+    from codreamer.graph.store import GraphStore
+    from codreamer.models import Scenario
+    from codreamer.train.oracle import oracle
+
+    graph = shared_kg / "synthetic-data-16.json"
+    env = {**os.environ, "CODREAMER_RESULTS_DIR": str(tmp_path / "results")}
+    cmd = [sys.executable, "-m", "codreamer.cli", "learn-loop", "1", "2", "--json"]
+    cmd += ["--group-size", "2", "--graph", str(graph)]
+    rewards = []
+    for extra in ([], ["--oracle"]):
+        out = subprocess.run(
+            cmd + extra, cwd=REPO, env=env, capture_output=True, text=True, timeout=120
+        )
+        assert out.returncode == 0, out.stderr
+        rewards.append(json.loads(out.stdout.strip().splitlines()[-1])["oracle_reward"])
+    meta = json.loads(next((tmp_path / "results" / "runs").glob("*/meta.json")).read_text())
+    scenario = Scenario.model_validate(meta["config"]["scenario"])
+    store = GraphStore.from_json(json.loads(graph.read_text()))
+    assert rewards == [None, oracle(store, scenario, 2).reward]

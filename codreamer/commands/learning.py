@@ -59,6 +59,14 @@ def learn_loop_cmd(
         str | None, typer.Option(help="The sender's title (env CODREAMER_SENDER_TITLE).")
     ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="End with one JSON summary.")] = False,
+    with_oracle: Annotated[
+        bool,
+        typer.Option(
+            "--oracle",
+            help="Also put the oracle's reward for the first prospect in the summary "
+            "(an exhaustive search, capped; otherwise null: see `codreamer oracle`).",
+        ),
+    ] = False,
 ) -> None:
     """Run one learn-loop here, without a server (DESIGN §2)."""
     from codreamer.commands.runner import LoopRequest, run_from_cli
@@ -78,7 +86,7 @@ def learn_loop_cmd(
         sender_company=sender_company,
         sender_title=sender_title,
     )
-    raise typer.Exit(run_from_cli(request, json_out=json_out))
+    raise typer.Exit(run_from_cli(request, json_out=json_out, with_oracle=with_oracle))
 
 
 def oracle_cmd(

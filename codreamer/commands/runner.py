@@ -78,7 +78,7 @@ def _sender(req: LoopRequest, settings: Settings) -> dict[str, Any]:
     return sender
 
 
-def run_from_cli(req: LoopRequest, *, json_out: bool) -> int:
+def run_from_cli(req: LoopRequest, *, json_out: bool, with_oracle: bool = False) -> int:
     from pydantic import ValidationError
 
     from codreamer.loop.learn_loop import last_complete_iteration
@@ -172,7 +172,7 @@ def run_from_cli(req: LoopRequest, *, json_out: bool) -> int:
             return 130
     _report_pending_webhooks(paths, settings)
 
-    summary = summarize(paths, config, store)
+    summary = summarize(paths, config, store, with_oracle=with_oracle)
     if json_out:
         print(json.dumps(summary, ensure_ascii=False))
     else:
@@ -215,9 +215,12 @@ def _report_pending_webhooks(paths: RunPaths, settings: Settings) -> None:
         )
 
 
-def summarize(paths: RunPaths, config: LoopConfig, store: Any = None) -> dict[str, Any]:
+def summarize(
+    paths: RunPaths, config: LoopConfig, store: Any = None, *, with_oracle: bool = False
+) -> dict[str, Any]:
     """The `--json` summary: run id, path, per-iteration metrics, final email and reward,
-    and the oracle's reward when the graph is within its cap."""
+    and, when asked (`--oracle`), the oracle's reward if the graph is within its cap.
+    Not by default: the search judges thousands of emails, more than a short run."""
     from codreamer.graph.schema import parse_graph
     from codreamer.graph.store import GraphStore
     from codreamer.loop.scenarios import describe
@@ -225,7 +228,7 @@ def summarize(paths: RunPaths, config: LoopConfig, store: Any = None) -> dict[st
     meta = read_json(paths.meta)
     final = read_json(paths.final_email) if paths.final_email.exists() else None
     oracle_reward = None
-    if config.policy == "embedded" and config.judge == "rubric":
+    if with_oracle and config.policy == "embedded" and config.judge == "rubric":
         from codreamer.train.oracle import oracle
 
         store = store or GraphStore(parse_graph(read_json(paths.graph)))
