@@ -50,10 +50,10 @@ from codreamer.graph.scores import NodeScores
 from codreamer.graph.store import GraphStore
 from codreamer.judge.base import RubricGroupJudge
 from codreamer.loaders import load_scenarios
-from codreamer.loop.config import LoopConfig
 from codreamer.loop.learn_loop import run_learn_loop
 from codreamer.loop.local import new_local_run
 from codreamer.models import CUSTOMER_JOB, Scenario
+from codreamer.runs.spec import RunSpec
 from codreamer.train.oracle import walks
 
 PROSPECTS = REPO / "benchmarks" / "prospects"
@@ -163,13 +163,7 @@ def learned(
 ) -> tuple[float, list[float], dict[str, list[str]]]:
     per_seed, paths_seen = [], {}
     for seed in range(seeds):
-        config = LoopConfig(
-            iterations=iterations,
-            depth=depth,
-            scenarios=train,
-            eval_scenarios=held,
-            seed=seed,
-        )
+        config = RunSpec(iterations=iterations, depth=depth, seed=seed).loop_config(train, held)
         paths = new_local_run(settings, store, config)
         result = run_learn_loop(paths, settings=settings)
         assert result.status == "succeeded", result.error

@@ -87,26 +87,23 @@ def run_arm(
     settings: Any, store: Any, trainer: str, seed: int, args: argparse.Namespace, split: Any
 ) -> dict[str, Any]:
     from codreamer.loop.artifacts import read_json, read_jsonl
-    from codreamer.loop.config import LoopConfig
     from codreamer.loop.learn_loop import run_learn_loop
     from codreamer.loop.local import new_local_run
+    from codreamer.runs.spec import RunSpec
 
     train, held = split
-    config = LoopConfig.model_validate(
+    spec = RunSpec.model_validate(
         {
             "iterations": args.iterations,
             "depth": args.depth,
-            "scenario": train[0],
-            "scenarios": train,
-            "eval_scenarios": held,
             "policy": "openai",
             "trainer": trainer,
             "judge": "rubric",
             "group_size": args.group_size,
             "seed": seed,
-            "model": "local",
         }
     )
+    config = spec.loop_config(train, held, model="local")
     paths = new_local_run(settings, store, config)
     t0 = time.perf_counter()
     result = run_learn_loop(paths, settings=settings)

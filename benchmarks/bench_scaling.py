@@ -19,9 +19,9 @@ from codreamer.config import Settings
 from codreamer.graph.store import GraphStore
 from codreamer.loaders import load_scenarios
 from codreamer.loop.artifacts import read_jsonl
-from codreamer.loop.config import LoopConfig
 from codreamer.loop.learn_loop import run_learn_loop
 from codreamer.loop.local import new_local_run
+from codreamer.runs.spec import RunSpec
 
 
 def main() -> None:
@@ -39,7 +39,7 @@ def main() -> None:
             t0 = time.perf_counter()
             store = GraphStore.from_json(raw, max_nodes=settings.max_graph_nodes)
             load_s = time.perf_counter() - t0
-            config = LoopConfig(iterations=args.iterations, depth=args.depth, scenario=scenario)
+            config = RunSpec(iterations=args.iterations, depth=args.depth).loop_config([scenario])
             t1 = time.perf_counter()
             paths = new_local_run(settings, store, config)
             result = run_learn_loop(paths, settings=settings)

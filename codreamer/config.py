@@ -53,8 +53,10 @@ class Settings(BaseSettings):
     results_dir: Path = Field(Path("results"), validation_alias="CODREAMER_RESULTS_DIR")
 
     # Agent and judge.
-    policy: PolicyName = Field("embedded", validation_alias="CODREAMER_POLICY")
-    judge: JudgeName = Field("rubric", validation_alias="CODREAMER_JUDGE")
+    # Run settings the environment may default (unset: RunSpec's defaults, the one
+    # declaration of every run setting, codreamer/runs/spec.py).
+    policy: PolicyName | None = Field(None, validation_alias="CODREAMER_POLICY")
+    judge: JudgeName | None = Field(None, validation_alias="CODREAMER_JUDGE")
     max_graph_nodes: int = Field(20_000, validation_alias="CODREAMER_MAX_GRAPH_NODES")
     # Who signs the emails (a request's `sender` wins).
     sender_name: str = Field("Sam Carter", validation_alias="CODREAMER_SENDER_NAME")
@@ -62,8 +64,10 @@ class Settings(BaseSettings):
     sender_title: str | None = Field(None, validation_alias="CODREAMER_SENDER_TITLE")
 
     # Learn-loop defaults (the CLI's positional args and the original env names win).
-    num_iters: int = Field(3, validation_alias=AliasChoices("NUM_ITERS", "CODREAMER_ITERATIONS"))
-    depth: int = Field(5, validation_alias=AliasChoices("DEPTH", "CODREAMER_DEPTH"))
+    num_iters: int | None = Field(
+        None, validation_alias=AliasChoices("NUM_ITERS", "CODREAMER_ITERATIONS")
+    )
+    depth: int | None = Field(None, validation_alias=AliasChoices("DEPTH", "CODREAMER_DEPTH"))
     run_id: str | None = Field(None, validation_alias="RUN_ID")
 
     # API.

@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 from codreamer.config import Settings
 from codreamer.graph.store import GraphStore
 from codreamer.loaders import load_scenarios
-from codreamer.loop.config import LoopConfig
 from codreamer.loop.learn_loop import run_learn_loop
 from codreamer.loop.local import new_local_run
 from codreamer.models import WebhookPayload as BackendPayload
+from codreamer.runs.spec import RunSpec
 from web.models import WebhookPayload as ReceiverPayload
 
 REPO = Path(__file__).resolve().parents[1]
@@ -35,9 +35,8 @@ def test_field_names_and_required_fields_match() -> None:
 def test_payloads_from_a_real_run_validate_in_the_receiver(tmp_path: Path) -> None:
     settings_ = Settings(CODREAMER_RESULTS_DIR=tmp_path, CODREAMER_DATA_DIR=REPO / "data")
     store = GraphStore.from_json(json.loads((REPO / "data" / "graph.json").read_text()))
-    config = LoopConfig(
-        iterations=2, depth=4, scenario=load_scenarios(REPO / "data" / "scenarios.json")[0]
-    )
+    scenario = load_scenarios(REPO / "data" / "scenarios.json")[0]
+    config = RunSpec(iterations=2, depth=4).loop_config([scenario])
     sent: list[BackendPayload] = []
     run_learn_loop(
         new_local_run(settings_, store, config), on_webhook=sent.append, settings=settings_

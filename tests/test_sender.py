@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 
 from codreamer.api.app import create_app
 from codreamer.api.schemas import LearnLoopRequest
-from codreamer.api.service import Catalog, build_config
+from codreamer.api.service import Catalog, config_from_request
 from codreamer.config import Settings
 from codreamer.models import Sender
 
@@ -33,10 +33,10 @@ def test_the_request_sender_wins_over_settings(clean_llm_env: None, tmp_path: Pa
     )
     catalog = Catalog(settings)
     store = catalog.default_graph()
-    default = build_config(LearnLoopRequest(), settings, catalog, store)
+    default = config_from_request(LearnLoopRequest(), settings, catalog, store)
     assert default.sender.name == "Dana Whitfield"
     req = LearnLoopRequest.model_validate({"sender": {"name": "Lee Ortiz", "title": "AE"}})
-    assert build_config(req, settings, catalog, store).sender == Sender(
+    assert config_from_request(req, settings, catalog, store).sender == Sender(
         name="Lee Ortiz", title="AE"
     )
 

@@ -1,10 +1,9 @@
 """The rollout driver: one agent conversation, from the scenario to a finalized email.
 
 It owns the message list (OpenAI chat format), runs the tools, and enforces the
-depth limit: `depth` is the most hops the agent may walk from its seed node,
-so a rollout has at most `depth + 1` exploring turns (the seed's, then one a
-hop) before it must finalize; one that runs out is finalized with what it has
-and marked `auto_finalized`.
+depth limit as `RunSpec.depth` defines it (codreamer/runs/spec.py: at most
+`depth + 1` exploring turns, and `2 * (depth + 2)` turns in all); a rollout that
+runs out is finalized with what it has and marked `auto_finalized`.
 """
 
 from __future__ import annotations

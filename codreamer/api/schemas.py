@@ -7,15 +7,17 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, WithJsonSchema
 
 from codreamer.models import Scenario, Sender
+from codreamer.runs.spec import RunSpec, request_field
 
-# Bounds mirror LoopConfig (tests/api/test_schemas.py keeps them in step), so the
-# schema documents them and a bad value is rejected naming its field.
-ITERATIONS = Field(None, ge=1, le=50, description="GRPO iterations after the baseline (1-50).")
-DEPTH = Field(
-    None, ge=1, le=12, description="Most hops a rollout may walk from its seed node (1-12)."
-)
-GROUP_SIZE = Field(None, ge=2, le=256, description="Rollouts per scenario per iteration (2-256).")
-SEED = Field(None, ge=0, le=2**32 - 1, description="Random seed; same inputs + seed = same run.")
+# Bounds and meanings come from the one declaration of each run setting (RunSpec),
+# so the schema documents them and a bad value is rejected naming its field.
+ITERATIONS = request_field("iterations")
+DEPTH = request_field("depth")
+GROUP_SIZE = request_field("group_size")
+SEED = request_field("seed")
+PolicyChoice = RunSpec.model_fields["policy"].annotation
+JudgeChoice = RunSpec.model_fields["judge"].annotation
+TrainerChoice = RunSpec.model_fields["trainer"].annotation
 
 EXAMPLE: dict[str, Any] = {
     "graph": [
@@ -93,11 +95,9 @@ class LearnLoopRequest(BaseModel):
         description="Several training scenarios (ids or objects); each iteration draws a "
         "group for every one. Objects with `held_out: true` are evaluated, not trained on.",
     )
-    policy: Literal["embedded", "openai", "art"] | None = None
-    judge: Literal["rubric", "llm", "ruler"] | None = None
-    trainer: Literal["grpo", "prompt", "art", "none"] | None = Field(
-        None, description="What learns; default by policy (embedded grpo, openai prompt, art art)."
-    )
+    policy: PolicyChoice | None = request_field("policy")
+    judge: JudgeChoice | None = request_field("judge")
+    trainer: TrainerChoice | None = request_field("trainer")
     sender: Sender | None = Field(
         None,
         description="Who signs the emails (`name`, optional `company`, `title`). "

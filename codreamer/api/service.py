@@ -13,7 +13,7 @@ from typing import Any
 from codreamer.api.schemas import LearnLoopRequest
 from codreamer.config import Settings
 from codreamer.errors import ScenarioError
-from codreamer.graph.schema import check_seed_nodes, parse_graph
+from codreamer.graph.schema import parse_graph
 from codreamer.graph.scores import NodeScores
 from codreamer.graph.store import GraphStore
 from codreamer.loop.artifacts import RUN_ID_RE, RunPaths, new_run_id, read_json
@@ -21,6 +21,11 @@ from codreamer.loop.config import LoopConfig
 from codreamer.models import Scenario
 from codreamer.runs.executors import Executor
 from codreamer.webhooks.outbox import read_outbox, summarize
+
+# The request fields that are run settings (codreamer.runs.spec.RunSpec).
+REQUEST_SETTINGS = (
+    "iterations", "depth", "group_size", "seed", "policy", "trainer", "judge", "sender"
+)  # fmt: skip
 
 
 class Catalog:
@@ -84,32 +89,24 @@ def _check_backends(config: LoopConfig, settings: Settings) -> None:
         check_ready(config, settings)
 
 
-def build_config(
+def config_from_request(
     req: LearnLoopRequest, settings: Settings, catalog: Catalog, store: GraphStore
 ) -> LoopConfig:
-    from codreamer.loop.scenarios import plan_scenarios
+    """The run's config from the request body: RunSpec resolves the settings (the
+    same resolution the CLI uses), then the backends are checked."""
+    from codreamer.runs.spec import build_loop_config
 
     choices = ([req.scenario] if req.scenario is not None else []) + list(req.scenarios or [])
-    given = [catalog.scenario(c) for c in choices]
-    # A graph of the request's own never gets a sample prospect (DESIGN §2).
-    train, held_out = plan_scenarios(given, catalog.scenarios(), req.graph is not None)
-    for s in train + held_out:
-        check_seed_nodes(store.nodes, s)
-    values: dict[str, Any] = {
-        "iterations": req.iterations if req.iterations is not None else settings.num_iters,
-        "depth": req.depth if req.depth is not None else settings.depth,
-        "scenarios": train,
-        "policy": req.policy or settings.policy,
-        "judge": req.judge or settings.judge,
-        "trainer": req.trainer,
-        "sender": req.sender or settings.sender,
-        "eval_scenarios": held_out,
-    }
-    if req.group_size is not None:
-        values["group_size"] = req.group_size
-    if req.seed is not None:
-        values["seed"] = req.seed
-    config = LoopConfig.model_validate(values)
+    given = {name: getattr(req, name) for name in REQUEST_SETTINGS}
+    config = build_loop_config(
+        given,
+        [catalog.scenario(c) for c in choices],
+        catalog.scenarios(),
+        # A graph of the request's own never gets a sample prospect (DESIGN §2).
+        own_graph=req.graph is not None,
+        node_ids=store.nodes,
+        settings=settings,
+    )
     _check_backends(config, settings)
     return config
 
@@ -125,7 +122,7 @@ def start_run(
         store = GraphStore(parse_graph(req.graph, max_nodes=settings.max_graph_nodes))
     else:
         store = catalog.default_graph()
-    config = build_config(req, settings, catalog, store)
+    config = config_from_request(req, settings, catalog, store)
     paths = manager.new_paths(new_run_id("api"))
     feedback = settings.feedback_path
     feedback_path = str(feedback.resolve()) if feedback.exists() else None

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from codreamer.commands.common import GraphOpt, ScenarioOpt, fail
+from codreamer.runs.spec import DEFAULT_DEPTH, cli_depth_option
 
 
 def register(app: typer.Typer, graph_app: typer.Typer) -> None:
@@ -220,7 +221,7 @@ def judge_cmd(
 def demo_cmd(
     graph: GraphOpt = None,
     scenario: ScenarioOpt = None,
-    depth: Annotated[int, typer.Option(min=1, max=12, help="Most hops the rollout may walk.")] = 5,
+    depth: Annotated[int, cli_depth_option()] = DEFAULT_DEPTH,
     seed: Annotated[int, typer.Option(min=0, help="Random seed of the rollout.")] = 0,
 ) -> None:
     """One rollout of the (untrained) embedded agent: the email and its judgement."""

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from codreamer.commands.common import GraphOpt, ScenarioOpt, fail
+from codreamer.runs.spec import DEFAULT_DEPTH, cli_depth_option, cli_help
 
 
 def register(app: typer.Typer) -> None:
@@ -17,11 +18,9 @@ def register(app: typer.Typer) -> None:
 
 def learn_loop_cmd(
     iterations: Annotated[
-        int | None, typer.Argument(help="GRPO iterations (env NUM_ITERS; default 3).")
+        int | None, typer.Argument(help=cli_help("iterations", "NUM_ITERS"))
     ] = None,
-    depth: Annotated[
-        int | None, typer.Argument(help="Most hops a rollout may walk (env DEPTH; default 5).")
-    ] = None,
+    depth: Annotated[int | None, typer.Argument(help=cli_help("depth", "DEPTH"))] = None,
     graph: GraphOpt = None,
     scenario: Annotated[
         list[str] | None,
@@ -33,10 +32,8 @@ def learn_loop_cmd(
             "neutral reader (your own graph).",
         ),
     ] = None,
-    group_size: Annotated[
-        int | None, typer.Option(help="Rollouts per scenario per iteration.")
-    ] = None,
-    seed: Annotated[int, typer.Option(help="Random seed: same seed, same run.")] = 0,
+    group_size: Annotated[int | None, typer.Option(help=cli_help("group_size"))] = None,
+    seed: Annotated[int, typer.Option(help=cli_help("seed"))] = 0,
     policy: Annotated[str | None, typer.Option(help="embedded | openai | art.")] = None,
     judge: Annotated[str | None, typer.Option(help="rubric | llm | ruler.")] = None,
     trainer: Annotated[
@@ -92,7 +89,7 @@ def learn_loop_cmd(
 def oracle_cmd(
     graph: GraphOpt = None,
     scenario: ScenarioOpt = None,
-    depth: Annotated[int, typer.Option(min=1, max=12, help="Most hops a walk may take.")] = 5,
+    depth: Annotated[int, cli_depth_option()] = DEFAULT_DEPTH,
     max_emails: Annotated[int, typer.Option(min=1, help="Cap on emails judged.")] = 200_000,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:

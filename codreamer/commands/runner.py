@@ -39,33 +39,34 @@ class LoopRequest:
 
 
 def config_from_cli(req: LoopRequest, settings: Settings) -> tuple[Any, LoopConfig]:
-    from codreamer.graph.schema import check_seed_nodes
+    """The run's config from the command line: RunSpec resolves the settings (the same
+    resolution the API uses) over the environment's."""
     from codreamer.loaders import load_graph, resolve_scenarios, sample_scenarios
-    from codreamer.loop.scenarios import plan_scenarios
+    from codreamer.runs.spec import build_loop_config
 
     store = load_graph(req.graph or settings.default_graph_path, settings.max_graph_nodes)
     own_graph = req.graph is not None and (
         Path(req.graph).resolve() != Path(settings.default_graph_path).resolve()
     )
-    train, held_out = plan_scenarios(
-        resolve_scenarios(req.scenario or [], settings), sample_scenarios(settings), own_graph
-    )
-    for s in train + held_out:  # the API's check too: a missing seed is named
-        check_seed_nodes(store.nodes, s)
-    data: dict[str, Any] = {
-        "iterations": req.iterations if req.iterations is not None else settings.num_iters,
-        "depth": req.depth if req.depth is not None else settings.depth,
-        "scenarios": train,
-        "policy": req.policy or settings.policy,
-        "judge": req.judge or settings.judge,
-        "trainer": req.trainer,
+    given = {
+        "iterations": req.iterations,
+        "depth": req.depth,
+        "group_size": req.group_size,
         "seed": req.seed,
-        "eval_scenarios": held_out,
+        "policy": req.policy,
+        "judge": req.judge,
+        "trainer": req.trainer,
         "sender": _sender(req, settings),
     }
-    if req.group_size is not None:
-        data["group_size"] = req.group_size
-    return store, LoopConfig.model_validate(data)
+    config = build_loop_config(
+        given,
+        resolve_scenarios(req.scenario or [], settings),
+        sample_scenarios(settings),
+        own_graph=own_graph,
+        node_ids=store.nodes,
+        settings=settings,
+    )
+    return store, config
 
 
 def _sender(req: LoopRequest, settings: Settings) -> dict[str, Any]:
@@ -126,8 +127,8 @@ def run_from_cli(req: LoopRequest, *, json_out: bool, with_oracle: bool = False)
             )
     except ValidationError as exc:
         e = exc.errors()[0]
-        # `group_size` and `seed` live in the nested GRPO config; name them as typed.
-        field = ".".join(str(x) for x in e["loc"]).removeprefix("grpo.") or "settings"
+        # A check of the whole spec (e.g. trainer vs policy) has no field of its own.
+        field = ".".join(str(x) for x in e["loc"]) or "settings"
         _error_line(f"invalid {field}: {str(e['msg']).removeprefix('Value error, ')}")
         return 2
     except CoDreamerError as exc:

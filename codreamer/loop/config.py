@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from codreamer.models import Scenario, Sender
 from codreamer.train.config import GRPOConfig
@@ -25,10 +25,24 @@ class FeedbackMix(BaseModel):
 
 
 class LoopConfig(BaseModel):
+    """A run's resolved configuration, as meta.json stores it.
+
+    The run settings (iterations, depth, group_size, seed, policy, trainer, judge,
+    sender) are declared, bounded, defaulted and documented once, in
+    codreamer.runs.spec.RunSpec, which builds this object; here they are only typed.
+    The knobs below them are not chosen per run by callers and keep their defaults.
+    """
+
     model_config = ConfigDict(extra="forbid")
 
-    iterations: int = Field(3, ge=1, le=50, description="GRPO iterations after the baseline.")
-    depth: int = Field(5, ge=1, le=12, description="Most hops one rollout may walk.")
+    iterations: int
+    depth: int
+    group_size: int
+    seed: int
+    policy: Literal["embedded", "openai", "art"]
+    trainer: Literal["grpo", "art", "prompt", "none"]
+    judge: Literal["rubric", "llm", "ruler"]
+    sender: Sender
     scenario: Scenario = Field(
         description="The scenario of each iteration's greedy email (the first training one)."
     )
@@ -40,14 +54,6 @@ class LoopConfig(BaseModel):
             "(default: just `scenario`)."
         ),
     )
-    sender: Sender = Field(default_factory=Sender, description="Who signs the emails.")
-    policy: Literal["embedded", "openai", "art"] = "embedded"
-    trainer: Literal["grpo", "art", "prompt", "none"] | None = Field(
-        None,
-        description="What learns in step 3; default by policy: embedded grpo, openai prompt, "
-        "art art.",
-    )
-    judge: Literal["rubric", "llm", "ruler"] = "rubric"
     node_step: float = Field(0.1, gt=0.0, le=1.0, description="KG node-score step (step 4).")
     grpo: GRPOConfig = Field(default_factory=GRPOConfig)
     feedback: FeedbackMix = Field(default_factory=FeedbackMix)
@@ -73,45 +79,16 @@ class LoopConfig(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _lift_grpo_fields(cls, data: Any) -> Any:
-        # `group_size` and `seed` live in GRPOConfig but are accepted at the top
-        # level, where the API body and the CLI put them.
-        if isinstance(data, dict) and ("group_size" in data or "seed" in data):
-            data = dict(data)
-            grpo = data.get("grpo") or {}
-            grpo = dict(grpo) if isinstance(grpo, dict) else grpo.model_dump()
-            for key in ("group_size", "seed"):
-                if key in data:
-                    value = data.pop(key)
+    def _from_older_runs(cls, data: Any) -> Any:
+        # Runs written before RunSpec kept `group_size` and `seed` inside `grpo` (GRPO
+        # never read them): lift them out, so every existing run still loads and resumes.
+        if isinstance(data, dict) and isinstance(data.get("grpo"), dict):
+            grpo = dict(data["grpo"])
+            if "group_size" in grpo or "seed" in grpo:
+                data = dict(data)
+                for key in ("group_size", "seed"):
+                    value = grpo.pop(key, None)
                     if value is not None:
-                        grpo[key] = value
-            data["grpo"] = grpo
+                        data.setdefault(key, value)
+                data["grpo"] = grpo
         return data
-
-    @field_validator("trainer")
-    @classmethod
-    def _trainer_fits_policy(cls, trainer: str | None, info: ValidationInfo) -> str | None:
-        # A field validator, so the error names `trainer` (`policy` is declared first,
-        # so it is in info.data when it was valid).
-        from codreamer.train.base import check_pairing
-
-        policy = info.data.get("policy")
-        if trainer is not None and policy is not None:
-            check_pairing(trainer, policy)
-        return trainer
-
-    @model_validator(mode="after")
-    def _default_trainer(self) -> LoopConfig:
-        from codreamer.train.base import default_trainer
-
-        if self.trainer is None:
-            self.trainer = default_trainer(self.policy)  # type: ignore[assignment]
-        return self
-
-    @property
-    def group_size(self) -> int:
-        return self.grpo.group_size
-
-    @property
-    def seed(self) -> int:
-        return self.grpo.seed

@@ -95,8 +95,9 @@ def read_status(paths: RunPaths) -> dict[str, Any]:
             k: config.get(k) for k in ("iterations", "depth", "policy", "judge") if k in config
         }
         | {
-            "group_size": config.get("grpo", {}).get("group_size"),
-            "seed": config.get("grpo", {}).get("seed"),
+            # Runs written before RunSpec keep these two inside `grpo`.
+            "group_size": config.get("group_size", config.get("grpo", {}).get("group_size")),
+            "seed": config.get("seed", config.get("grpo", {}).get("seed")),
             "scenario_id": config.get("scenario", {}).get("id"),
         },
         "graph_hash": meta.get("graph_hash"),

@@ -8,6 +8,9 @@ from pydantic import BaseModel, ConfigDict, Field
 class GRPOConfig(BaseModel):
     """Every knob of the GRPO update (DESIGN §3, after DeepSeekMath).
 
+    Only what the update reads: how many rollouts a group has and the run's seed are
+    run settings (codreamer.runs.spec.RunSpec), not GRPO's.
+
     Defaults are tuned for the embedded policy on graphs of 5 to 10,000 nodes:
     they reach >= 0.97 of the oracle in 5 iterations on the sample and
     reference graphs (see benchmarks/bench_learning.py).
@@ -15,25 +18,6 @@ class GRPOConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    group_size: int = Field(
-        16,
-        ge=2,
-        le=256,
-        description=(
-            "Rollouts per scenario per iteration (default 16). GRPO's baseline is the "
-            "group mean, so the group must be big enough that its mean and std are "
-            "meaningful; 16 does it and still runs an iteration in milliseconds."
-        ),
-    )
-    seed: int = Field(
-        0,
-        ge=0,
-        description=(
-            "Root of every random stream in a run (default 0). Iteration k samples from "
-            "a generator seeded by (seed, k), so a resumed run draws exactly what an "
-            "uninterrupted one would."
-        ),
-    )
     epsilon: float = Field(
         0.2,
         gt=0.0,

@@ -11,11 +11,11 @@ from codreamer.config import Settings
 from codreamer.graph.store import GraphStore
 from codreamer.loaders import load_scenarios
 from codreamer.loop.artifacts import RunPaths, read_jsonl
-from codreamer.loop.config import LoopConfig
 from codreamer.loop.learn_loop import run_learn_loop
 from codreamer.loop.local import new_local_run
 from codreamer.loop.status import read_status
 from codreamer.models import WebhookPayload
+from codreamer.runs.spec import RunSpec
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -31,7 +31,7 @@ def _store(path: Path) -> GraphStore:
 
 def _run(settings: Settings, store: GraphStore, **kw) -> tuple[RunPaths, list, list]:
     scenario = load_scenarios(REPO / "data" / "scenarios.json")[0]
-    config = LoopConfig(scenario=scenario, **kw)
+    config = RunSpec(**kw).loop_config([scenario])
     paths = new_local_run(settings, store, config)
     events: list[dict] = []
     hooks: list[WebhookPayload] = []
@@ -176,11 +176,10 @@ def test_step_3_is_reported_under_the_trainer_that_ran_it(
 def test_a_trainer_that_cannot_train_the_policy_is_named_with_what_is_allowed() -> None:
     from pydantic import ValidationError
 
-    scenario = load_scenarios(REPO / "data" / "scenarios.json")[0]
     with pytest.raises(ValidationError) as info:
-        LoopConfig(scenario=scenario, policy="embedded", trainer="prompt")
+        RunSpec(policy="embedded", trainer="prompt")
     (err,) = info.value.errors()
     assert err["loc"] == ("trainer",)
     assert "allowed with policy embedded: grpo, none" in err["msg"]
-    openai = LoopConfig(scenario=scenario, policy="openai")
+    openai = RunSpec(policy="openai")
     assert openai.trainer == "prompt"  # the default by policy still fills in

@@ -21,12 +21,12 @@ from codreamer.config import Settings  # noqa: E402
 from codreamer.errors import QueueFullError, RunStateError  # noqa: E402
 from codreamer.graph.store import GraphStore  # noqa: E402
 from codreamer.loop.artifacts import RunPaths, new_run_id, read_jsonl  # noqa: E402
-from codreamer.loop.config import LoopConfig  # noqa: E402
 from codreamer.loop.status import create_run, read_meta, update_meta  # noqa: E402
 from codreamer.models import Prospect, Scenario  # noqa: E402
 from codreamer.runs.celery_app import LIVE_SET, cancel_key  # noqa: E402
 from codreamer.runs.cluster import CeleryExecutor, ClusterServices  # noqa: E402
 from codreamer.runs.redis_leases import Lease, RedisEventClaims, run_lease_key  # noqa: E402
+from codreamer.runs.spec import RunSpec  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(
@@ -66,8 +66,7 @@ def _settings(tmp_path: Path, redis_server: RedisServer, **kw: object) -> Settin
 def _create(executor: CeleryExecutor, policy: str = "embedded") -> RunPaths:
     paths = executor.new_paths(new_run_id("api"))
     scenario = Scenario(prospect=Prospect(name="Alex Rivera", company="Acme"), goal="A call")
-    config = LoopConfig(scenario=scenario, iterations=1, group_size=4)  # type: ignore[call-arg]
-    config = config.model_copy(update={"policy": policy})
+    config = RunSpec(iterations=1, group_size=4, policy=policy).loop_config([scenario])  # type: ignore[arg-type]
     store = GraphStore.from_json(json.loads(WEAVE.read_text()))
     executor.submit(paths.run_id, lambda: create_run(paths, store, config))
     return paths

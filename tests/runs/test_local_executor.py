@@ -19,6 +19,8 @@ from codreamer.loop.status import create_run, read_meta, update_meta
 from codreamer.models import Prospect, Scenario
 from codreamer.runs.local import RunManager
 from codreamer.runs.process import is_run_alive, run_lock
+from codreamer.runs.spec import RunSpec
+from codreamer.train.config import GRPOConfig
 
 REPO = Path(__file__).resolve().parents[2]
 # Beside the checkout, or one level further up from a worktree (see tests/conftest.py).
@@ -32,7 +34,7 @@ def _settings(tmp_path: Path, **kw: object) -> Settings:
 
 def _config(**kw: object) -> LoopConfig:
     scenario = Scenario(prospect=Prospect(name="Alex Rivera", company="Acme"), goal="A call")
-    return LoopConfig(scenario=scenario, **{"iterations": 2, "group_size": 4, **kw})  # type: ignore[arg-type]
+    return RunSpec(**{"iterations": 2, "group_size": 4, **kw}).loop_config([scenario])  # type: ignore[arg-type]
 
 
 def _new_run(settings: Settings, status: str | None = None, **kw: object) -> RunPaths:
@@ -141,18 +143,19 @@ def test_a_started_manager_runs_queued_runs_to_the_end(tmp_path: Path) -> None:
         manager.shutdown()
 
 
-def test_request_bounds_match_loop_config() -> None:
-    """The API documents LoopConfig's bounds; keep the two in step."""
+def test_request_bounds_are_the_run_spec_s() -> None:
+    """Each run setting is declared once (RunSpec): the API schema shows its bounds
+    and meaning, and LoopConfig (what meta.json stores) only types it."""
 
     def bounds(model: type, name: str) -> tuple[object, object]:
         meta = model.model_fields[name].metadata
-        ge = next((m.ge for m in meta if hasattr(m, "ge")), None)
-        le = next((m.le for m in meta if hasattr(m, "le")), None)
+        ge = next((m.ge for m in meta if getattr(m, "ge", None) is not None), None)
+        le = next((m.le for m in meta if getattr(m, "le", None) is not None), None)
         return ge, le
 
-    from codreamer.train.config import GRPOConfig
-
-    assert bounds(LearnLoopRequest, "iterations") == bounds(LoopConfig, "iterations")
-    assert bounds(LearnLoopRequest, "depth") == bounds(LoopConfig, "depth")
-    assert bounds(LearnLoopRequest, "group_size") == bounds(GRPOConfig, "group_size")
-    assert bounds(LearnLoopRequest, "seed")[0] == bounds(GRPOConfig, "seed")[0]
+    for name in ("iterations", "depth", "group_size", "seed"):
+        assert bounds(LearnLoopRequest, name) == bounds(RunSpec, name) != (None, None)
+        assert bounds(LoopConfig, name) == (None, None)
+        spec_doc = RunSpec.model_fields[name].description
+        assert LearnLoopRequest.model_fields[name].description == spec_doc
+    assert "group_size" not in GRPOConfig.model_fields and "seed" not in GRPOConfig.model_fields

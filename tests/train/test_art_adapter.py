@@ -24,8 +24,8 @@ from codreamer.graph.scores import NodeScores
 from codreamer.judge.rubric import RubricJudge
 from codreamer.llm.client import ChatClient
 from codreamer.loaders import load_graph, resolve_scenario
-from codreamer.loop.config import LoopConfig
 from codreamer.preflight import has_cuda_gpu, installed
+from codreamer.runs.spec import RunSpec
 
 pytestmark = [
     pytest.mark.art,
@@ -269,9 +269,7 @@ def test_the_art_trainer_refuses_another_policy(store):
     with pytest.raises(TypeError, match="trains the art policy"):
         ArtTrainer().step(EmbeddedPolicy(store), [])
     with pytest.raises(ValueError, match="cannot train policy embedded"):
-        LoopConfig.model_validate(
-            {"scenario": {"prospect": {"name": "A"}, "goal": "g"}, "trainer": "art"}
-        )
+        RunSpec.model_validate({"trainer": "art"})
 
 
 def test_serverless_backend_is_built_with_the_key_offline(art):
