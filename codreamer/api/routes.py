@@ -31,7 +31,7 @@ from codreamer.api.stream import SlotStream, StreamSlots, event_stream, parse_la
 from codreamer.config import Settings
 from codreamer.errors import RunNotFoundError
 from codreamer.judge.feedback import FeedbackPost
-from codreamer.loop.artifacts import append_jsonl, check_run_id
+from codreamer.loop.artifacts import RunPaths, append_jsonl
 from codreamer.loop.scenarios import describe
 from codreamer.runs.executors import Executor
 
@@ -179,10 +179,12 @@ def resume_run(run_id: str, request: Request) -> RunAction:
 def post_feedback(event: FeedbackPost, request: Request) -> FeedbackAccepted:
     """Record a judge rank, human preference or online outcome; later runs mix it in."""
     settings = _settings(request)
-    if event.run_id is not None:
-        check_run_id(event.run_id)
-        if not (settings.runs_dir / event.run_id / "meta.json").exists():
-            raise RunNotFoundError(event.run_id)
+    # for_run checks the id's shape (a 4xx naming it) before any path is built.
+    if (
+        event.run_id is not None
+        and not RunPaths.for_run(settings.runs_dir, event.run_id).meta.exists()
+    ):
+        raise RunNotFoundError(event.run_id)
     row = event.model_dump(mode="json", exclude_none=True)
     append_jsonl(settings.feedback_path, row)
     return FeedbackAccepted(event=row)

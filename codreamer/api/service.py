@@ -18,6 +18,7 @@ from codreamer.graph.scores import NodeScores
 from codreamer.graph.store import GraphStore
 from codreamer.loop.artifacts import RUN_ID_RE, RunPaths, new_run_id, read_json
 from codreamer.loop.config import LoopConfig
+from codreamer.loop.status import read_meta
 from codreamer.models import Scenario
 from codreamer.runs.executors import Executor
 from codreamer.webhooks.outbox import read_outbox, summarize
@@ -172,8 +173,8 @@ def run_status(paths: RunPaths, manager: Executor) -> dict[str, Any]:
 def latest_scores(paths: RunPaths, node_ids: list[str]) -> tuple[int | None, dict[str, float]]:
     """The newest node-score checkpoint of the run (None: no iteration has written one)."""
     try:
-        iterations = int(read_json(paths.meta)["config"]["iterations"])
-    except (OSError, ValueError, KeyError, TypeError):
+        iterations = read_meta(paths).iterations
+    except (OSError, ValueError, KeyError, TypeError):  # pydantic's errors are ValueErrors
         iterations = 0
     for k in range(iterations, -1, -1):
         p = paths.node_scores(k)
@@ -215,18 +216,18 @@ def list_runs(settings: Settings, limit: int, status: str | None = None) -> list
     for name in names:
         paths = RunPaths(runs_dir / name)
         try:
-            meta = read_json(paths.meta)
+            meta = read_meta(paths)
         except (OSError, ValueError):
             continue  # being created, or not a run
-        if status is not None and meta.get("status") != status:
+        if status is not None and meta.status != status:
             continue
         out.append(
             {
                 "run_id": name,
-                "status": meta.get("status"),
-                "created_at": meta.get("created_at"),
-                "updated_at": meta.get("updated_at"),
-                "progress": meta.get("progress") or {},
+                "status": meta.status,
+                "created_at": meta.created_at,
+                "updated_at": meta.updated_at,
+                "progress": meta.progress,
             }
         )
         if len(out) >= limit:

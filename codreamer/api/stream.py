@@ -21,7 +21,8 @@ from sse_starlette import EventSourceResponse
 from starlette.types import Receive, Scope, Send
 
 from codreamer.errors import InvalidHeaderError, TooManyStreamsError
-from codreamer.loop.artifacts import RunPaths, read_json
+from codreamer.loop.artifacts import RunPaths
+from codreamer.loop.status import read_meta
 
 POLL_S = 0.2
 END_STATUSES = frozenset({"succeeded", "failed", "cancelled", "interrupted"})
@@ -29,7 +30,7 @@ END_STATUSES = frozenset({"succeeded", "failed", "cancelled", "interrupted"})
 
 def _status(paths: RunPaths) -> str | None:
     try:
-        return str(read_json(paths.meta).get("status"))
+        return read_meta(paths).status
     except (OSError, ValueError):
         return None
 

@@ -16,7 +16,7 @@ from codreamer.loop.artifacts import RunPaths, read_json
 from codreamer.loop.config import LoopConfig
 from codreamer.loop.evaluate import EvalReport
 from codreamer.loop.events import EventLog
-from codreamer.loop.status import update_meta
+from codreamer.loop.status import read_meta, update_meta
 
 SUMMARY_ORACLE_MAX_EMAILS = 3_000
 
@@ -138,7 +138,7 @@ def run_from_cli(req: LoopRequest, *, json_out: bool, with_oracle: bool = False)
         _error_line(f"cannot create the run: {exc.strerror or exc}: {exc.filename or ''}")
         return 2
 
-    config = LoopConfig.model_validate(read_json(paths.meta)["config"])
+    config = read_meta(paths).loop_config()
     events = EventLog(paths.events)
     show_bars = not json_out and sys.stderr.isatty()
     # Even without FRONTEND_URL every payload is recorded (as skipped) in
@@ -226,7 +226,7 @@ def summarize(
     from codreamer.graph.store import GraphStore
     from codreamer.loop.scenarios import describe
 
-    meta = read_json(paths.meta)
+    meta = read_meta(paths)
     final = read_json(paths.final_email) if paths.final_email.exists() else None
     oracle_reward = None
     if with_oracle and config.policy == "embedded" and config.judge == "rubric":
@@ -243,15 +243,15 @@ def summarize(
             oracle_reward = None
     return {
         "run_id": paths.run_id,
-        "status": meta["status"],
+        "status": meta.status,
         "results_path": str(paths.dir),
-        "iterations": meta.get("metrics", {}).get("iterations", []),
+        "iterations": meta.iteration_metrics,
         "final_email": final["email"] if final else None,
         "final_reward": final["reward"] if final else None,
         "final_iteration": final["iteration"] if final else None,
         "prospects": describe(config.scenarios) + describe(config.eval_scenarios),
         "oracle_reward": oracle_reward,
-        "error": meta.get("error"),
+        "error": meta.error,
     }
 
 
@@ -272,7 +272,7 @@ def evaluate_run(run_id: str, scenario_args: list[str]) -> EvalReport:
     paths = RunPaths.for_run(settings.runs_dir, run_id)
     if not paths.meta.exists():
         raise RunNotFoundError(run_id)
-    config = LoopConfig.model_validate(read_json(paths.meta)["config"])
+    config = read_meta(paths).loop_config()
     store = GraphStore(parse_graph(read_json(paths.graph)))
     k = last_complete_iteration(paths, config.iterations)
     if k < 0:

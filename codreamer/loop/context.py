@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from codreamer.agent.policies.base import Policy
 from codreamer.agent.policies.factory import make_policy
@@ -24,6 +23,7 @@ from codreamer.judge.feedback import FeedbackEvent, FeedbackIndex
 from codreamer.loop.artifacts import RunPaths, atomic_write_json, iter_jsonl, read_json
 from codreamer.loop.config import LoopConfig
 from codreamer.loop.events import EventLog
+from codreamer.loop.status import RunMeta
 from codreamer.models import Scenario, WebhookPayload
 from codreamer.train.base import Trainer, make_trainer
 
@@ -55,16 +55,16 @@ class RunContext:
 
 def build_context(
     paths: RunPaths,
-    meta: dict[str, Any],
+    meta: RunMeta,
     events: EventLog,
     on_webhook: WebhookSink | None,
     should_stop: StopCheck | None,
     settings: Settings,
 ) -> RunContext:
-    config = LoopConfig.model_validate(meta["config"])
+    config = meta.loop_config()
     store = GraphStore(parse_graph(read_json(paths.graph)))
     scores = NodeScores(store.nodes)
-    feedback_path = meta.get("feedback_path")
+    feedback_path = meta.feedback_path
     feedback = (
         FeedbackIndex(FeedbackEvent.model_validate(row) for row in iter_jsonl(Path(feedback_path)))
         if feedback_path

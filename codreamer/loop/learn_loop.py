@@ -56,7 +56,7 @@ from codreamer.loop.records import (
     reward_stats,
     run_result,
 )
-from codreamer.loop.status import update_meta
+from codreamer.loop.status import read_meta, update_meta
 from codreamer.models import Scenario, WebhookPayload, utc_now_iso
 from codreamer.tracing import init_tracing, op
 from codreamer.train.base import TRAINERS
@@ -88,7 +88,7 @@ def run_learn_loop(
     settings = settings or get_settings()
     init_tracing(settings)  # Weave, only when WEAVE_PROJECT is set
     remove_stale_temps(paths.dir)
-    meta = read_json(paths.meta)
+    meta = read_meta(paths)
     events = event_log or EventLog(paths.events, on_event)
     try:
         ctx = build_context(paths, meta, events, on_webhook, should_stop, settings)
@@ -101,7 +101,7 @@ def run_learn_loop(
     update_meta(
         paths,
         status="running",
-        started_at=meta.get("started_at") or utc_now_iso(),
+        started_at=meta.started_at or utc_now_iso(),
         finished_at=None,
         error=None,
     )
@@ -386,8 +386,7 @@ def _progress(
         "progress": {"iteration": i, "iterations": n, "step": step, "fraction": round(fraction, 4)}
     }
     if metrics is not None:
-        meta = read_json(ctx.paths.meta)
-        its = [m for m in meta.get("metrics", {}).get("iterations", []) if m["iteration"] != i]
+        its = [m for m in read_meta(ctx.paths).iteration_metrics if m["iteration"] != i]
         its.append(metrics)
         its.sort(key=lambda m: m["iteration"])
         changes["metrics"] = {"iterations": its}

@@ -42,7 +42,6 @@ def existing_run(settings: Settings, run_id: str) -> RunPaths:
         from codreamer.errors import RunNotFoundError
 
         raise RunNotFoundError(run_id)
-    meta = read_meta(paths)
-    if meta["status"] == "succeeded":
+    if read_meta(paths).status == "succeeded":
         raise RunStateError(f"run {run_id} already succeeded; nothing to resume")
     return paths

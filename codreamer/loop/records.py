@@ -67,13 +67,14 @@ def per_traj_rows(groups: list[list[Trajectory]]) -> list[dict[str, Any]]:
 
 
 def run_result(paths: RunPaths, status: str, error: str | None = None) -> RunResult:
-    meta = read_json(paths.meta)
+    from codreamer.loop.status import read_meta
+
     final = read_json(paths.final_email) if paths.final_email.exists() else None
     return RunResult(
         run_id=paths.run_id,
         status=status,
         results_path=paths.dir,
-        iterations=meta.get("metrics", {}).get("iterations", []),
+        iterations=read_meta(paths).iteration_metrics,
         final=final,
         error=error,
     )

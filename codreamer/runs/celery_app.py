@@ -93,7 +93,7 @@ def run_task(run_id: str) -> str:
         return "leased"  # another worker executes it; this delivery was a duplicate
     stop_renewing = None
     try:
-        status = read_meta(paths).get("status")
+        status = read_meta(paths).status
         if status in TERMINAL:
             return str(status)
         if client.exists(cancel_key(run_id)):
@@ -125,7 +125,7 @@ def run_task(run_id: str) -> str:
         if stop_renewing is not None:
             stop_renewing.set()
         try:
-            if read_meta(paths).get("status") in TERMINAL:
+            if read_meta(paths).status in TERMINAL:
                 client.srem(LIVE_SET, run_id)
                 client.delete(cancel_key(run_id))
         finally:

@@ -50,7 +50,7 @@ RESUMABLE = frozenset({"interrupted", "failed", "cancelled"})
 
 def publish(app: Any, settings: Settings, client: Any, paths: RunPaths) -> None:
     """Send the run's task to the queue its policy routes to."""
-    policy = (read_meta(paths).get("config") or {}).get("policy")
+    policy = read_meta(paths).loop_config().policy
     result = app.send_task(RUN_TASK, args=[paths.run_id], queue=queue_for(policy, settings))
     client.set(task_key(paths.run_id), result.id, ex=7 * 86400)
 
@@ -99,7 +99,7 @@ class ClusterServices:
             run_id = raw.decode() if isinstance(raw, bytes) else str(raw)
             paths = RunPaths.for_run(self.settings.runs_dir, run_id)
             try:
-                status = read_meta(paths).get("status")
+                status = read_meta(paths).status
             except (OSError, ValueError):
                 continue  # being created, or the store is briefly unreadable
             if status in TERMINAL:
@@ -184,7 +184,7 @@ class CeleryExecutor:
     # -- cancel / resume -----------------------------------------------------
     def cancel(self, run_id: str) -> str:
         paths = self.paths(run_id)
-        status = read_meta(paths).get("status")
+        status = read_meta(paths).status
         if status == "running" and self.is_active(run_id):
             self.client.set(cancel_key(run_id), "1", ex=7 * 86400)
             paths.cancel_request.touch()
@@ -207,7 +207,7 @@ class CeleryExecutor:
 
     def resume(self, run_id: str) -> int:
         paths = self.paths(run_id)
-        status = read_meta(paths).get("status")
+        status = read_meta(paths).status
         if status in ("queued", "running"):
             raise RunStateError(f"run {run_id} is already {status}")
         if self.is_active(run_id):

@@ -145,7 +145,7 @@ class RunManager:
             paths = RunPaths(d)
             try:
                 check_run_id(d.name)
-                status = read_meta(paths).get("status")
+                status = read_meta(paths).status
             except Exception:  # not a run directory, or unreadable: leave it alone
                 continue
             if status not in LIVE_STATUSES:
@@ -181,7 +181,7 @@ class RunManager:
 
     def _mark_interrupted(self, paths: RunPaths, previous: str) -> None:
         with contextlib.suppress(Exception):
-            if read_meta(paths).get("status") in LIVE_STATUSES:
+            if read_meta(paths).status in LIVE_STATUSES:
                 update_meta(paths, status="interrupted")
                 EventLog(paths.events).emit("run_interrupted", previous_status=previous)
 
@@ -237,7 +237,7 @@ class RunManager:
                 self._finish_cancelled(paths)
                 return "cancelled"
             active = run_id in self._active
-        status = read_meta(paths).get("status")
+        status = read_meta(paths).status
         # The status decides, not the process: a finished run's process may still be
         # draining its webhook outbox for a few seconds.
         if status in LIVE_STATUSES and (active or is_run_alive(paths)):
@@ -258,7 +258,7 @@ class RunManager:
         """Queue an interrupted, failed or cancelled run again; returns its queue position."""
         paths = self.paths(run_id)
         with self._cond:
-            status = read_meta(paths).get("status")
+            status = read_meta(paths).status
             if run_id in self._queue or status in LIVE_STATUSES:
                 raise RunStateError(f"run {run_id} is already {status}")
             if run_id in self._active or is_run_alive(paths):
@@ -331,7 +331,7 @@ class RunManager:
             # A process that died without finishing its run (a crash, OOM kill)
             # leaves `running`: record it as failed, with the exit code.
             with contextlib.suppress(Exception):
-                if read_meta(item.paths).get("status") in LIVE_STATUSES:
+                if read_meta(item.paths).status in LIVE_STATUSES:
                     msg = f"run process exited with code {code}"
                     update_meta(item.paths, status="failed", finished_at=utc_now_iso(), error=msg)
                     EventLog(item.paths.events).emit("run_failed", error=msg)

@@ -324,7 +324,7 @@ def _emit_when_not_live(paths: RunPaths) -> EmitFn | None:
     from codreamer.loop.status import read_meta
 
     try:
-        if read_meta(paths).get("status") in LIVE:
+        if read_meta(paths).status in LIVE:
             return None
     except (OSError, ValueError):
         return None

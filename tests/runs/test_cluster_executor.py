@@ -128,13 +128,13 @@ def test_admission_is_cluster_wide_and_routes_art_to_the_gpu_queue(
     # Cancel a queued run from the other replica: cancelled at once, its place freed,
     # and any worker that still gets its task skips it.
     assert replica_b.cancel(first.run_id) == "cancelled"
-    assert read_meta(first)["status"] == "cancelled"
+    assert read_meta(first).status == "cancelled"
     assert redis.exists(cancel_key(first.run_id))
     assert first.run_id not in redis.smembers(LIVE_SET)
     with pytest.raises(RunStateError):
         replica_a.cancel(first.run_id)
     assert replica_a.resume(first.run_id) == 0
-    assert read_meta(first)["status"] == "queued" and not redis.exists(cancel_key(first.run_id))
+    assert read_meta(first).status == "queued" and not redis.exists(cancel_key(first.run_id))
 
 
 def test_the_reaper_requeues_a_running_run_whose_lease_expired(

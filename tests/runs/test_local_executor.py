@@ -67,15 +67,15 @@ def test_recovery_marks_only_runs_without_a_live_process(tmp_path: Path) -> None
         manager = RunManager(settings)
         marked = manager.start()
         assert sorted(marked) == sorted([dead_running.run_id, dead_queued.run_id])
-        assert read_meta(dead_running)["status"] == "interrupted"
-        assert read_meta(dead_queued)["status"] == "interrupted"
-        assert read_meta(finished)["status"] == "succeeded"
-        assert read_meta(alive)["status"] == "running"
+        assert read_meta(dead_running).status == "interrupted"
+        assert read_meta(dead_queued).status == "interrupted"
+        assert read_meta(finished).status == "succeeded"
+        assert read_meta(alive).status == "running"
         # The other process ends without finishing the run: interrupted once it is gone.
         release.set()
         holder.join(10)
         deadline = time.monotonic() + 10
-        while read_meta(alive)["status"] != "interrupted":
+        while read_meta(alive).status != "interrupted":
             assert time.monotonic() < deadline, "an orphan's run was never marked"
             time.sleep(0.1)
         manager.shutdown()
@@ -105,13 +105,13 @@ def test_queue_limits_cancel_and_resume(tmp_path: Path) -> None:
 
     assert manager.queue_position(second) == 2
     assert manager.cancel(second) == "cancelled"
-    assert read_meta(manager.paths(second))["status"] == "cancelled"
+    assert read_meta(manager.paths(second)).status == "cancelled"
     with pytest.raises(RunStateError):
         manager.cancel(second)
     with pytest.raises(RunStateError):
         manager.resume(first)  # queued already
     assert manager.resume(second) >= 0
-    assert read_meta(manager.paths(second))["status"] == "queued"
+    assert read_meta(manager.paths(second)).status == "queued"
     with pytest.raises(RunNotFoundError):
         manager.paths("api-20990101-000000-abcdef")
 
@@ -132,7 +132,7 @@ def test_a_started_manager_runs_queued_runs_to_the_end(tmp_path: Path) -> None:
             ids.append(run_id)
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
-            statuses = [read_meta(manager.paths(r))["status"] for r in ids]
+            statuses = [read_meta(manager.paths(r)).status for r in ids]
             if all(s == "succeeded" for s in statuses):
                 break
             assert "failed" not in statuses
