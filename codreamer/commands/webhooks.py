@@ -15,14 +15,9 @@ def register(webhooks_app: typer.Typer) -> None:
 
 
 def _claims(settings: Any) -> Any:
-    """In celery mode the per-event claims live in Redis (the workers and replicas
-    deliver too); locally, an flock per event (None: the default)."""
-    if not settings.broker_url:
-        return None
-    from codreamer.runs.celery_app import redis_client
-    from codreamer.runs.redis_leases import RedisEventClaims
+    from codreamer.runs.execute import webhook_claims
 
-    return RedisEventClaims(redis_client(settings), settings.webhook_timeout_s)
+    return webhook_claims(settings)
 
 
 def _check_url(target: str | None) -> str:

@@ -16,6 +16,28 @@ from codreamer.webhooks.claims import EventClaims
 from codreamer.webhooks.dispatcher import Dispatcher
 
 
+def webhook_claims(settings: Settings) -> EventClaims | None:
+    """Who may claim a webhook event, for every sender of this deployment: in celery
+    mode a Redis key (flock does not hold across machines, and the workers' and
+    replicas' dispatchers claim there, so a CLI run on a shared store must too);
+    locally an flock per event (None: the default)."""
+    if not settings.broker_url:
+        return None
+    try:
+        import redis  # noqa: F401 - the celery extra
+    except ImportError:
+        from codreamer.errors import ConfigError
+
+        raise ConfigError(
+            "CODREAMER_BROKER_URL is set but the celery extra is missing: "
+            "uv sync --extra celery (or unset it for local mode)"
+        ) from None
+    from codreamer.runs.celery_app import redis_client
+    from codreamer.runs.redis_leases import RedisEventClaims
+
+    return RedisEventClaims(redis_client(settings), settings.webhook_timeout_s)
+
+
 def execute_run(
     paths: RunPaths,
     settings: Settings,
@@ -34,6 +56,7 @@ def execute_run(
     # The dispatcher's delivered/failed events go through the loop's own EventLog, so
     # `seq` stays equal to the line number with two writers.
     events = event_log or EventLog(paths.events)
+    claims = claims or webhook_claims(settings)
     dispatcher = Dispatcher.for_run(paths, settings, emit=events.emit_event, claims=claims)
     dispatcher.start()  # events a killed process left pending go out now
     try:

@@ -237,9 +237,13 @@ class Dispatcher:
                 self._announce(paths, ev, outcome, status)
         except Exception:
             log.exception("webhook %s", webhook_id)
+            done = None
         finally:
             with self._lock:
                 self._inflight.get(paths.run_id, set()).discard(webhook_id)
+        # Look again at once only after an attempt of ours: an event another sender
+        # holds is looked at on the next poll, not in a tight loop while its POST is out.
+        if done is not None:
             self._wake.set()
 
     def _post(self, ev: OutboxEvent) -> AttemptOutcome:

@@ -153,6 +153,19 @@ def test_racing_senders_deliver_each_webhook_id_exactly_once(tmp_path: Path) -> 
         assert not list(paths.dir.glob(".webhook-claim-*"))  # no claim left behind
 
 
+class CountingClaims(FileClaims):
+    def __init__(self) -> None:
+        self.granted = self.refused = 0
+
+    def claim(self, paths: RunPaths, webhook_id: str):  # type: ignore[no-untyped-def]
+        release = super().claim(paths, webhook_id)
+        if release is None:
+            self.refused += 1
+        else:
+            self.granted += 1
+        return release
+
+
 def test_an_event_in_flight_is_not_sent_by_another_sender(tmp_path: Path) -> None:
     """While one sender's POST hangs, another dispatcher (it sees the event pending and
     due) and a redelivery leave it alone; once it is acknowledged nobody sends it."""
@@ -178,9 +191,13 @@ def test_an_event_in_flight_is_not_sent_by_another_sender(tmp_path: Path) -> Non
         while not arrived and time.monotonic() < deadline:
             time.sleep(0.02)
         assert list(paths.dir.glob(".webhook-claim-*"))  # held while the POST is out
-        second = Dispatcher.for_store(paths.dir.parent, settings, url=rx.url).start()
+        tries = CountingClaims()
+        second = Dispatcher.for_store(paths.dir.parent, settings, url=rx.url, claims=tries)
+        second.start()
         time.sleep(1.0)  # second's passes all see the event due
         assert len(arrived) == 1
+        # It tried, and was refused, once a poll: never in a tight loop while it waits.
+        assert 1 <= tries.refused <= 6 and tries.granted == 0
         gate.set()
         assert first.close(5) == 0 and second.close(5) == 0
         assert redeliver(paths, settings, url=rx.url) == []  # delivered: nothing to send
