@@ -6,8 +6,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, WithJsonSchema
 
+from codreamer.config import JudgeName, PolicyName
 from codreamer.models import Scenario, Sender
-from codreamer.runs.spec import RunSpec, request_field
+from codreamer.runs.spec import TrainerName, request_field
 
 # Bounds and meanings come from the one declaration of each run setting (RunSpec),
 # so the schema documents them and a bad value is rejected naming its field.
@@ -15,9 +16,6 @@ ITERATIONS = request_field("iterations")
 DEPTH = request_field("depth")
 GROUP_SIZE = request_field("group_size")
 SEED = request_field("seed")
-PolicyChoice = RunSpec.model_fields["policy"].annotation
-JudgeChoice = RunSpec.model_fields["judge"].annotation
-TrainerChoice = RunSpec.model_fields["trainer"].annotation
 
 EXAMPLE: dict[str, Any] = {
     "graph": [
@@ -95,9 +93,9 @@ class LearnLoopRequest(BaseModel):
         description="Several training scenarios (ids or objects); each iteration draws a "
         "group for every one. Objects with `held_out: true` are evaluated, not trained on.",
     )
-    policy: PolicyChoice | None = request_field("policy")
-    judge: JudgeChoice | None = request_field("judge")
-    trainer: TrainerChoice | None = request_field("trainer")
+    policy: PolicyName | None = request_field("policy")
+    judge: JudgeName | None = request_field("judge")
+    trainer: TrainerName | None = request_field("trainer")
     sender: Sender | None = Field(
         None,
         description="Who signs the emails (`name`, optional `company`, `title`). "

@@ -27,9 +27,11 @@ from pydantic import (
 )
 from pydantic.fields import FieldInfo
 
-from codreamer.config import Settings
+from codreamer.config import JudgeName, PolicyName, Settings
 from codreamer.loop.config import LoopConfig
 from codreamer.models import Scenario, Sender
+
+TrainerName = Literal["grpo", "art", "prompt", "none"]
 
 DEPTH_MEANING = (
     "The most hops a rollout may walk from its seed node (1-12). A rollout therefore "
@@ -65,15 +67,15 @@ class RunSpec(BaseModel):
         "generator seeded by (seed, k), so the same inputs and seed give the same run, "
         "and a resumed run draws what an uninterrupted one would.",
     )
-    policy: Literal["embedded", "openai", "art"] = Field(
+    policy: PolicyName = Field(
         "embedded", description="Who writes: embedded (CPU, offline), openai or art."
     )
-    trainer: Literal["grpo", "art", "prompt", "none"] | None = Field(
+    trainer: TrainerName | None = Field(
         None,
         description="What learns in step 3; default by policy: embedded grpo, openai "
         "prompt, art art.",
     )
-    judge: Literal["rubric", "llm", "ruler"] = Field(
+    judge: JudgeName = Field(
         "rubric", description="Who scores: rubric (offline, default), llm or ruler."
     )
     sender: Sender = Field(default_factory=Sender, description="Who signs the emails.")
