@@ -35,6 +35,7 @@ from codreamer.loop.artifacts import (
     RunPaths,
     atomic_write_json,
     atomic_write_jsonl,
+    atomic_write_text,
     read_json,
     remove_stale_temps,
 )
@@ -51,7 +52,7 @@ from codreamer.loop.evaluate import evaluate
 from codreamer.loop.events import EventListener, EventLog
 from codreamer.loop.records import (
     RunResult,
-    groups_json,
+    groups_jsonl,
     per_traj_rows,
     reward_stats,
     run_result,
@@ -146,7 +147,7 @@ def _iteration(ctx: RunContext, i: int) -> None:
     _step(ctx, i, "generate")
     scenarios = list(config.scenarios)
     groups = [_generate_group(ctx, i, g, s, rng) for g, s in enumerate(scenarios)]
-    atomic_write_jsonl(paths.step1_groups(i), groups_json(groups, scenarios))
+    atomic_write_text(paths.step1_groups(i), groups_jsonl(groups, scenarios))
     _step_done(ctx, i, "generate", rollouts=sum(len(g) for g in groups))
 
     # Step 2: score with the judge, mixed with feedback.
@@ -154,7 +155,7 @@ def _iteration(ctx: RunContext, i: int) -> None:
     _step(ctx, i, "score")
     judged, failures = _score_groups(ctx, groups, scenarios)
     stats = reward_stats([t for g in judged for t in g])
-    atomic_write_jsonl(paths.step2_groups(i), groups_json(judged, scenarios))
+    atomic_write_text(paths.step2_groups(i), groups_jsonl(judged, scenarios))
     atomic_write_jsonl(paths.rewards_per_traj(i), per_traj_rows(judged))
     metrics = {**stats.model_dump(), "judge_failures": failures}
     atomic_write_json(paths.rewards_metrics(i), metrics)

@@ -49,6 +49,22 @@ def groups_json(groups: list[list[Trajectory]], scenarios: list[Scenario]) -> li
     ]
 
 
+def groups_jsonl(groups: list[list[Trajectory]], scenarios: list[Scenario]) -> str:
+    """The JSONL text of `groups_json`, byte for byte, faster: `model_dump(mode="json")`
+    skips printing and re-parsing each trajectory. It differs from a JSON round trip
+    only for a non-finite float in a float-typed field (kept, where JSON gets null),
+    which `allow_nan=False` catches; such a group takes the round trip."""
+    lines = []
+    for g, group in enumerate(groups):
+        head = {"group": g, "scenario_id": group[0].metadata.scenario_id if group else None}
+        row = {**head, "trajectories": [t.model_dump(mode="json") for t in group]}
+        try:
+            lines.append(json.dumps(row, ensure_ascii=False, allow_nan=False))
+        except ValueError:
+            lines.append(json.dumps(groups_json([group], scenarios)[0] | head, ensure_ascii=False))
+    return "".join(line + "\n" for line in lines)
+
+
 def per_traj_rows(groups: list[list[Trajectory]]) -> list[dict[str, Any]]:
     return [
         {

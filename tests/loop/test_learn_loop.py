@@ -183,3 +183,23 @@ def test_a_trainer_that_cannot_train_the_policy_is_named_with_what_is_allowed() 
     assert "allowed with policy embedded: grpo, none" in err["msg"]
     openai = RunSpec(policy="openai")
     assert openai.trainer == "prompt"  # the default by policy still fills in
+
+
+def test_step_files_are_the_json_round_trip_of_each_trajectory(
+    settings: Settings, shared_kg: Path
+) -> None:
+    from codreamer.agent.trajectory import Trajectory
+    from codreamer.loop.records import groups_json, groups_jsonl
+
+    paths, _, _ = _run(settings, _store(shared_kg / "synthetic-data-16.json"), iterations=1)
+    rows = read_jsonl(paths.step2_groups(1))
+    groups = [[Trajectory.model_validate(t) for t in r["trajectories"]] for r in rows]
+    groups.append([t.model_copy(deep=True) for t in groups[0]])
+    # A non-finite float where the model types a float: JSON has no such number, and
+    # the round trip writes null; the fast path must not write -Infinity or NaN.
+    groups[-1][0].logprobs[0] = float("-inf")
+    groups[-1][-1].reward = float("nan")
+    reference = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in groups_json(groups, []))
+    assert groups_jsonl(groups, []) == reference
+    assert "Infinity" not in reference and "NaN" not in reference
+    assert paths.step2_groups(1).read_text() == groups_jsonl(groups[:-1], [])
