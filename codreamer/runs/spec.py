@@ -26,6 +26,7 @@ from pydantic import (
     model_validator,
 )
 from pydantic.fields import FieldInfo
+from pydantic_core import PydanticCustomError
 
 from codreamer.config import JudgeName, PolicyName, Settings
 from codreamer.loop.config import LoopConfig
@@ -89,7 +90,10 @@ class RunSpec(BaseModel):
 
         policy = info.data.get("policy")
         if trainer is not None and policy is not None:
-            check_pairing(trainer, policy)
+            try:
+                check_pairing(trainer, policy)
+            except ValueError as exc:  # a custom error: no "Value error, " in front
+                raise PydanticCustomError("trainer_policy", str(exc)) from None
         return trainer
 
     @model_validator(mode="after")

@@ -38,3 +38,12 @@ def test_unknown_scenario_names_it_once(tmp_path: Path) -> None:
     assert p["where"] == "scenario"
     assert p["message"].startswith("unknown scenario id 'nope'; known ids:")
     assert not list(tmp_path.iterdir())  # nothing written for a refused request
+
+
+def test_a_trainer_the_policy_cannot_use_is_named_with_what_is_allowed(tmp_path: Path) -> None:
+    [p] = _problems(_client(tmp_path), b'{"policy":"embedded","trainer":"prompt"}')
+    assert p["where"] == "trainer"
+    assert p["message"] == (
+        "trainer prompt cannot train policy embedded; allowed with policy embedded: grpo, none"
+    )
+    assert not list(tmp_path.iterdir())
