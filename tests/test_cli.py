@@ -215,3 +215,33 @@ def test_learn_loop_summary_has_the_oracle_only_when_asked(tmp_path: Path, share
     scenario = Scenario.model_validate(meta["config"]["scenario"])
     store = GraphStore.from_json(json.loads(graph.read_text()))
     assert rewards == [None, oracle(store, scenario, 2).reward]
+
+
+def test_learn_loop_imports_no_server_or_terminal_stack(tmp_path: Path) -> None:
+    # A CLI run needs NumPy, Jinja2 and pydantic; not the API's stack, an HTTP client
+    # (no webhook receiver set), Rich (no terminal) or networkx: each costs start time.
+    probe = (
+        "import sys\n"
+        "from codreamer.cli import app\n"
+        "try:\n"
+        "    app(['learn-loop', '1', '1', '--group-size', '2', '--json'])\n"
+        "except SystemExit as e:\n"
+        "    assert e.code == 0, e.code\n"
+        "heavy = [m for m in ('fastapi', 'starlette', 'uvicorn', 'httpx', 'rich', 'networkx',\n"
+        "                     'openai', 'art', 'weave', 'redis', 'celery') if m in sys.modules]\n"
+        "print('HEAVY=' + ','.join(heavy))\n"
+    )
+    import os
+
+    env = {**os.environ, "CODREAMER_RESULTS_DIR": str(tmp_path / "results")}
+    env.pop("FRONTEND_URL", None)
+    out = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "HEAVY=\n" in out.stdout, out.stdout
