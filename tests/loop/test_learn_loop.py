@@ -203,3 +203,24 @@ def test_step_files_are_the_json_round_trip_of_each_trajectory(
     assert groups_jsonl(groups, []) == reference
     assert "Infinity" not in reference and "NaN" not in reference
     assert paths.step2_groups(1).read_text() == groups_jsonl(groups[:-1], [])
+
+
+@pytest.mark.parametrize(
+    ("trainer", "label"), [("prompt", "step 3 prompt"), ("grpo", "step 3 GRPO")]
+)
+def test_the_step_3_bar_is_named_and_moved_by_the_trainer_that_runs(
+    trainer: str, label: str
+) -> None:
+    import io
+
+    from rich.console import Console
+
+    from codreamer.loop.progress import LoopProgress
+
+    bars = LoopProgress(Console(file=io.StringIO()), iterations=2, trainer=trainer)
+    task = bars.progress.tasks[bars.tasks["train"]]
+    assert task.description == label
+    bars({"type": "step_finished", "iteration": 1, "step": trainer})
+    bars({"type": "step_finished", "iteration": 1, "step": "evaluate"})  # not a bar
+    assert task.completed == 1
+    assert all(t.completed == 0 for t in bars.progress.tasks if t is not task)
