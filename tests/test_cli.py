@@ -196,13 +196,15 @@ def test_learn_loop_names_a_trainer_the_policy_cannot_use(tmp_path: Path) -> Non
 def test_learn_loop_summary_has_the_oracle_only_when_asked(tmp_path: Path, shared_kg: Path) -> None:
     import os
 
+    from codreamer.commands.runner import SUMMARY_ORACLE_MAX_EMAILS
     from codreamer.graph.store import GraphStore
     from codreamer.models import Scenario
     from codreamer.train.oracle import oracle
 
     graph = shared_kg / "synthetic-data-16.json"
     env = {**os.environ, "CODREAMER_RESULTS_DIR": str(tmp_path / "results")}
-    cmd = [sys.executable, "-m", "codreamer.cli", "learn-loop", "1", "2", "--json"]
+    # Depth 1: few walks, so the summary's capped search stays within its cap.
+    cmd = [sys.executable, "-m", "codreamer.cli", "learn-loop", "1", "1", "--json"]
     cmd += ["--group-size", "2", "--graph", str(graph)]
     rewards = []
     for extra in ([], ["--oracle"]):
@@ -214,7 +216,10 @@ def test_learn_loop_summary_has_the_oracle_only_when_asked(tmp_path: Path, share
     meta = json.loads(next((tmp_path / "results" / "runs").glob("*/meta.json")).read_text())
     scenario = Scenario.model_validate(meta["config"]["scenario"])
     store = GraphStore.from_json(json.loads(graph.read_text()))
-    assert rewards == [None, oracle(store, scenario, 2).reward]
+    assert rewards == [
+        None,
+        oracle(store, scenario, 1, max_emails=SUMMARY_ORACLE_MAX_EMAILS).reward,
+    ]
 
 
 def test_learn_loop_imports_no_server_or_terminal_stack(tmp_path: Path) -> None:
