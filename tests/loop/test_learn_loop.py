@@ -197,7 +197,7 @@ def test_step_files_are_the_json_round_trip_of_each_trajectory(
     groups.append([t.model_copy(deep=True) for t in groups[0]])
     # A non-finite float where the model types a float: JSON has no such number, and
     # the round trip writes null; the fast path must not write -Infinity or NaN.
-    groups[-1][0].logprobs[0] = float("-inf")
+    groups[-1][0].logprobs = [float("-inf"), *groups[-1][0].logprobs]
     groups[-1][-1].reward = float("nan")
     reference = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in groups_json(groups, []))
     assert groups_jsonl(groups, []) == reference
