@@ -138,14 +138,38 @@ _OPEN = {
         "Briefly, here is how the problem looks from your side:",
     ),
 }
-# Introducing a further fact: the edge's relationship carries the logic.
-_STEP = (
-    "On your side, that shows up as this:",
-    "For your team, the knock-on effect is this:",
-    "That in turn means:",
-    "Which leads to a second problem:",
-    "From there it gets harder:",
-)
+# Introducing a further fact, in the angle's frame: the edge carries the logic, the
+# wording says whether the chain is told as what goes wrong, what changes, or how
+# it works (the judge's `fit` reads that frame against the reader's role).
+_STEP = {
+    "risk": (
+        "On your side, that shows up as this:",
+        "Which leads to a second problem:",
+        "From there the risk grows:",
+        "Where it really hurts:",
+        "The knock-on problem:",
+    ),
+    "outcome": (
+        "The part worth winning back:",
+        "Where the biggest gain is hiding:",
+        "Solve this and the rest gets easier:",
+        "The opportunity sits here:",
+        "What improves first once it is fixed:",
+    ),
+    "how": (
+        "Step by step, the cause is this:",
+        "The next link in the process:",
+        "Mechanically, that connects to this:",
+        "In practice, the process breaks here:",
+        "How that plays out in the system:",
+    ),
+}
+# A last line that states the frame plainly (standard and detailed lengths).
+_FRAME_CLOSE = {
+    "risk": ("Catching it early keeps the problem small.", "Left alone, that gap keeps costing."),
+    "outcome": ("The payoff: fewer surprises, hours back.", "Your team gets its hours back."),
+    "how": ("That is the mechanism, step by step.", "Each step feeds the next."),
+}
 _BECAUSE = ("That matters because", "This is important since", "The reason:")
 _PRODUCT = {
     "risk": (
@@ -450,16 +474,19 @@ def compose_email(
             what=what, peers=peers, where=where
         )
         fact = paraphrase(store.content(facts[0]), length)
+        fact = paraphrase(store.content(facts[0]), length)
         paras.append(f"{lead} {lowered(fact)}" if fact else lead)
 
     # Further facts: one sentence each, the edge's rationale as the reasoning.
     steps: list[str] = []
-    start = _index(len(_STEP), key, "step")
+    step_wordings = _STEP[angle]
+    start = _index(len(step_wordings), key, "step")
     for i, nid in enumerate(facts[1:], start=1):
         fact = paraphrase(store.content(nid), length)
         if not fact:
             continue
-        intro = _STEP[(start + i) % len(_STEP)]  # consecutive: never the same twice
+        # consecutive: never the same twice
+        intro = step_wordings[(start + i) % len(step_wordings)]
         sentence = f"{intro} {lowered(fact)}"
         if length == 2:
             edge = store.edge(facts[i - 1], nid)
@@ -481,6 +508,8 @@ def compose_email(
             reason = rationale_clause(edge.rationale if edge else "")
             if reason:
                 text += f" {reason}"
+        if length >= 1:
+            text += " " + _pick(_FRAME_CLOSE[angle], key, "close")
         paras.append(text)
     else:
         paras.append(_pick(_NO_PRODUCT, key, "noproduct"))

@@ -24,12 +24,13 @@ class RubricWeights:
     those that apply anyway, e.g. without a graph or a prospect profile)."""
 
     argument: float = 0.20
-    grounding: float = 0.15
-    relevance: float = 0.18
-    call_to_action: float = 0.13
-    personalisation: float = 0.12
-    concision: float = 0.11
-    readability: float = 0.11
+    grounding: float = 0.11
+    relevance: float = 0.21
+    fit: float = 0.17
+    call_to_action: float = 0.09
+    personalisation: float = 0.08
+    concision: float = 0.07
+    readability: float = 0.07
 
     def as_dict(self) -> dict[str, float]:
         return {f.name: float(getattr(self, f.name)) for f in fields(self)}
@@ -39,6 +40,7 @@ WEIGHTED = (
     "argument",
     "grounding",
     "relevance",
+    "fit",
     "call_to_action",
     "personalisation",
     "concision",
@@ -67,7 +69,7 @@ CHAIN_FEATURE_ONLY = 0.35  # the product is shown but nothing links it to the jo
 CHAIN_BRIDGE_COST = 0.12  # per uncited middle node the path had to skip
 CHAIN_BRIDGE_MAX_SKIP = 2  # most uncited nodes skipped in a row
 CHAIN_BRIDGE_FLOOR = 0.5
-ORDER_FLOOR = 0.25  # steps told in the wrong order keep this share of the chain score
+ORDER_FLOOR = 0.15  # steps told in the wrong order keep this share of the chain score
 POSITION_SHARE = 1.0  # a step is told where a sentence first says this share of its best
 UNSUPPORTED_CITATION_COST = 0.05  # argument lost per citation the body does not support
 UNSUPPORTED_CITATION_MAX = 0.3
@@ -85,6 +87,33 @@ REL_FULL = 2.0  # profile weight the body must touch for full body fit
 # share is full marks (no single chain covers everything).
 REL_COVER_FULL = 0.75
 REL_FACTS_SHARE = 0.7  # the chosen facts; the rest is the body speaking to the prospect
+
+# ============================ Fit to the reader ==============================
+# Who reads (codreamer.agent.reader: seniority and function from the title, a formal
+# industry) sets how long, how formal and in which frame the email should be.
+FIT_LENGTH = 0.45
+FIT_REGISTER = 0.25
+FIT_FRAME = 0.30
+# Body words (zero at or below, ideal from, ideal to, zero at or above) by seniority:
+# the more senior, the less they read.
+FIT_WORDS_BAND = {
+    "executive": (20, 45, 95, 175),
+    "director": (20, 50, 115, 200),
+    "manager": (25, 60, 135, 230),
+    "individual": (30, 70, 150, 260),
+}
+FIT_REGISTER_MISMATCH = 0.35  # "Hi Sam," to a formal reader, "Dear Dr Lee," to a peer
+FIT_REGISTER_NONE = 0.7  # no greeting that says either
+# The frames each function (and an executive of any function) reads for, 0..1.
+FIT_FRAME_PREFS = {
+    "technical": {"how": 1.0, "risk": 0.4, "outcome": 0.3},
+    "operations": {"risk": 1.0, "how": 0.6, "outcome": 0.5},
+    "compliance": {"risk": 1.0, "how": 0.4, "outcome": 0.3},
+    "finance": {"outcome": 1.0, "risk": 0.5, "how": 0.2},
+    "commercial": {"outcome": 1.0, "risk": 0.4, "how": 0.3},
+    "executive": {"outcome": 1.0, "risk": 0.6, "how": 0.2},
+}
+FIT_FRAME_NONE = 0.5  # no frame words at all
 
 # ============================ Text criteria =================================
 CTA_ASKED = 1.0  # a question (or a polite "let me know if...") that asks for the goal

@@ -41,6 +41,12 @@ CRITERIA_HELP = {
     "that no cited node supports count against it",
     "relevance": "the chosen facts fit what is known of the prospect (title, industry, tech "
     "stack, notes); the same email can suit one prospect and not another",
+    "fit": "pitched at the reader: shorter for senior readers (an executive reads about "
+    "45-95 words, a practitioner up to 150), a formal register ('Dear ...') in a regulated "
+    "industry or to a non-technical executive and a peer one ('Hi ...') to technical people "
+    "and managers, framed as what goes wrong, what changes, or how it works as the "
+    "reader's role reads for (engineers: how; compliance and operations: what goes wrong; "
+    "finance, commercial and executives: what changes)",
     "call_to_action": "exactly one clear ask, for the goal (a question is best)",
     "personalisation": "the reader's name, company and situation, without stuffing",
     "concision": "a busy reader finishes it: about 50-150 words is best; 200+ is too long",

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 # Every weight, band and cost stays importable from here.
 from codreamer.judge.bands import *  # noqa: F403
+from codreamer.agent.reader import Reader, reader
 from codreamer.judge.bands import (
     CHAIN_INCOMPLETE_MAX,
     CRITERIA,
@@ -57,6 +58,7 @@ from codreamer.judge.graph_criteria import (
     read_citations,
     relevance,
 )
+from codreamer.judge.fit import fit
 from codreamer.judge.graph_index import GraphIndex
 from codreamer.judge.sendability import sendability
 from codreamer.judge.text_criteria import (
@@ -81,7 +83,9 @@ __all__ = ["CRITERIA", "GATES", "GRAPH_CRITERIA", "WEIGHTED", "RubricJudge", "Ru
 
 # A scenario as the judge uses it: its parsed view, the text and numbers an email
 # may state without a citation, and its profile as the graph can speak to it.
-_ScenarioView = tuple[ScenarioInfo, str, frozenset[str], dict[str, float] | None]
+_ScenarioView = tuple[
+    ScenarioInfo, str, frozenset[str], dict[str, float] | None, Reader | None
+]
 
 _new = object.__new__
 _set = object.__setattr__
@@ -133,7 +137,9 @@ class RubricJudge:
             info = scenario_info(scenario)
             index = self.index
             possible = profile_in_graph(index, info) if index is not None else None
-            hit = (info, allowed, allowed_numbers(allowed), possible)
+            # A neutral reader (no title) gets no fit score.
+            who = reader(p.title, p.industry) if (p.title or "").strip() else None
+            hit = (info, allowed, allowed_numbers(allowed), possible, who)
             self._scenarios[key] = hit
         return hit
 
@@ -160,7 +166,7 @@ class RubricJudge:
         self, email: FinalEmail, scenario: Scenario, sender: Sender | None = None
     ) -> Judgement:
         text = parse_email(email.subject or "", email.body or "")
-        info, allowed, numbers, possible = self._scenario_info(scenario)
+        info, allowed, numbers, possible, who = self._scenario_info(scenario)
         if sender is not None:
             allowed = f"{allowed} {sender.name} {sender.company or ''} {sender.title or ''}"
         index = self.index
@@ -187,6 +193,12 @@ class RubricJudge:
         else:
             results["relevance"] = (0.0, "nothing known of the prospect: not scored")
             weights["relevance"] = 0.0
+        fitted = fit(text, who)
+        if fitted is None:
+            results["fit"] = (0.0, "nothing known of the reader's role: not scored")
+            weights["fit"] = 0.0
+        else:
+            results["fit"] = fitted
         found_asks = asks(text, info)
         results["call_to_action"] = call_to_action(text, info, found_asks)
         results["personalisation"] = personalisation(text, info)

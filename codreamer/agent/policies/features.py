@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from codreamer.agent.compose import STYLE_CHOICES, EmailStyle, compose_email
+from codreamer.agent.reader import FUNCTIONS, SENIORITY, reader
 from codreamer.graph.schema import is_product_feature
 from codreamer.graph.store import GraphStore
 from codreamer.models import FinalEmail, Scenario, Sender
@@ -43,11 +44,21 @@ NODE_FEATURES = (
     "confidence",
     *(f"rel_{f}" for f in FIELDS),
     *(f"ahead_{f}" for f in FIELDS),
+    # is_feature x the reader's seniority: a senior reader wants the short argument
+    # (the judge's `fit` wants fewer words for them), so how soon to reach the
+    # product depends on who reads. Last: filled per decision.
+    "feature_senior",
 )
 FINISH_FEATURES = ("bias", "at_feature", "hops_fraction", "can_reach_feature")
-SENIORITY = ("executive", "director", "manager", "individual")
-FUNCTIONS = ("technical", "operations", "finance", "compliance", "commercial")
-STYLE_CONTEXT = ("bias", *SENIORITY, *FUNCTIONS, "has_notes", "has_stack", "walk_hops")
+STYLE_CONTEXT = (
+    "bias",
+    *SENIORITY,
+    *FUNCTIONS,
+    "has_notes",
+    "has_stack",
+    "formal_industry",
+    "walk_hops",  # last: filled per walk
+)
 STYLE_HEADS = STYLE_CHOICES  # (head, number of options)
 EMAIL_CACHE_SIZE = 50_000  # bound of each memo here; cleared when full
 
@@ -56,6 +67,9 @@ _REL0 = NODE_FEATURES.index("rel_notes")
 AHEAD0 = NODE_FEATURES.index("ahead_notes")
 # Shared stems for full credit of one field's match (notes are long: two).
 _FULL_MATCH = {"notes": 2.0, "title": 1.0, "industry": 1.0, "stack": 1.0}
+# A node covering this share of a field's telling weight (what the graph can speak
+# to) matches it fully: no one fact covers all of a prospect's notes.
+_COVER_FULL = 0.5
 
 _WORD = re.compile(r"[a-z][a-z0-9+#]{2,}")
 # Words too common to say anything about relevance.
@@ -201,60 +215,48 @@ def tokens(text: str) -> frozenset[str]:
     return stems(text)
 
 
-_SENIORITY_WORDS = (
-    (
-        "executive",
-        r"\b(chief|c[etfoi]o|ciso|cdo|vp|vice president|president|founder|owner|"
-        r"partner|general manager|managing director|svp|evp)\b",
-    ),
-    ("director", r"\b(director|head)\b"),
-    ("manager", r"\b(manager|lead|supervisor|principal)\b"),
-)
-_FUNCTION_WORDS = (
-    (
-        "technical",
-        r"\b(engineer\w*|technolog\w*|cto|cio|it|data|platform|software|devops|"
-        r"ml|ai|machine learning|architect\w*|developer|digital|systems?|security)\b",
-    ),
-    (
-        "operations",
-        r"\b(operations?|logistics|supply|fleet|dispatch|warehouse|coo|"
-        r"transport\w*|distribution|procurement|production)\b",
-    ),
-    ("finance", r"\b(financ\w*|cfo|controller|accounting|treasur\w*|budget)\b"),
-    (
-        "compliance",
-        r"\b(quality|safety|compliance|audit\w*|risk|regulat\w*|legal|"
-        r"food safety|assurance)\b",
-    ),
-    (
-        "commercial",
-        r"\b(sales|marketing|revenue|growth|customer|commercial|account\w*|"
-        r"partnerships?|product)\b",
-    ),
-)
-
-
 def prospect_context(scenario: Scenario) -> np.ndarray:
-    """psi without the walk: bias, one-hot seniority, function flags, notes/stack present."""
+    """psi without the walk: bias, one-hot seniority, function flags, notes/stack present,
+    a formal industry (the reader as `codreamer.agent.reader` sees them)."""
     p = scenario.prospect
-    title = (p.title or "").lower()
+    who = reader(p.title, p.industry)
     psi = np.zeros(len(STYLE_CONTEXT))
     psi[0] = 1.0
-    level = "individual"
-    for name, pattern in _SENIORITY_WORDS:
-        if re.search(pattern, title):
-            level = name
-            break
-    psi[STYLE_CONTEXT.index(level)] = 1.0
-    for name, pattern in _FUNCTION_WORDS:
-        if re.search(pattern, title):
-            psi[STYLE_CONTEXT.index(name)] = 1.0
+    psi[STYLE_CONTEXT.index(who.seniority or "manager")] = 1.0
+    for name in who.functions:
+        psi[STYLE_CONTEXT.index(name)] = 1.0
     psi[STYLE_CONTEXT.index("has_notes")] = (
         1.0 if (getattr(p, "notes", None) or "").strip() else 0.0
     )
     psi[STYLE_CONTEXT.index("has_stack")] = 1.0 if p.tech_stack else 0.0
+    psi[STYLE_CONTEXT.index("formal_industry")] = 1.0 if who.formal_industry else 0.0
     return psi
+
+
+def node_stems(store: GraphStore, node_id: str) -> frozenset[str]:
+    node = store.node(node_id)
+    return stems(node.content + " " + node_id.replace("-", " "))
+
+
+_IDF: dict[int, tuple[GraphStore, dict[str, float]]] = {}
+
+
+def graph_idf(store: GraphStore) -> dict[str, float]:
+    """log(1 + N / df) of every stem in the graph's nodes (memoised per store)."""
+    hit = _IDF.get(id(store))
+    if hit is not None and hit[0] is store:
+        return hit[1]
+    df: dict[str, int] = {}
+    ids = list(store.nodes)
+    for nid in ids:
+        for w in node_stems(store, nid):
+            df[w] = df.get(w, 0) + 1
+    n = max(1, len(ids))
+    idf = {w: float(np.log1p(n / c)) for w, c in df.items()}
+    if len(_IDF) > 64:
+        _IDF.clear()
+    _IDF[id(store)] = (store, idf)
+    return idf
 
 
 @dataclass(slots=True)
@@ -285,6 +287,7 @@ class ScenarioFeatures:
             "stack": stems(" ".join(p.tech_stack)),
         }
         self.context = prospect_context(scenario)
+        self.senior = reader(p.title, p.industry).senior
         self._style_ctx: dict[int, np.ndarray] = {}
         self._rel: dict[str, np.ndarray] = {}
         self._ahead: dict[tuple[str, int], np.ndarray] = {}
@@ -297,12 +300,28 @@ class ScenarioFeatures:
 
     # -- relevance -------------------------------------------------------------
     def rel(self, node_id: str) -> np.ndarray:
-        """Match of the node's text with each prospect field, in [0, 1]."""
+        """Match of the node's text with each prospect field, in [0, 1]: the share of
+        the field's stems the graph speaks to that this node says, each stem weighted
+        by how telling it is in this graph (rarer: more), so two nodes that both touch
+        the notes are told apart by which part of the notes they touch."""
         r = self._rel.get(node_id)
         if r is None:
-            node = self.store.node(node_id)
-            words = stems(node.content + " " + node_id.replace("-", " "))
-            r = np.array([min(1.0, len(words & self.fields[f]) / _FULL_MATCH[f]) for f in FIELDS])
+            words = node_stems(self.store, node_id)
+            idf = graph_idf(self.store)
+            out = []
+            for f in FIELDS:
+                field = self.fields[f]
+                shared = words & field
+                if not shared:
+                    out.append(0.0)
+                    continue
+                total = sum(idf.get(w, 0.0) for w in field)
+                got = sum(idf[w] for w in shared)
+                by_share = got / (_COVER_FULL * total) if total else 0.0
+                # Short fields (a title, an industry) keep the plain count.
+                by_count = len(shared) / _FULL_MATCH[f]
+                out.append(min(1.0, by_share if f == "notes" else max(by_share, by_count)))
+            r = np.array(out)
             self._rel[node_id] = r
         return r
 

@@ -121,6 +121,7 @@ class EmbeddedSession:
             else:
                 x[i, 1] = max(-1.0, min(1.0, float(cur_hops - h)))
             x[i, 3] = 1.0 if h is not None and h <= left else 0.0
+            x[i, -1] = x[i, 2] * sf.senior
             x[i, AHEAD0 : AHEAD0 + N_REL] = sf.ahead(c, left)
         psi = np.array(
             [

@@ -1,0 +1,124 @@
+"""The rubric's `fit` criterion (DESIGN §4): is the email pitched at its reader?
+
+The same facts land differently on a chief executive and on an engineer: a senior
+reader gives a cold email a few seconds (short, the outcome first, a formal
+register in a formal industry); a practitioner reads further and wants to know how
+it works. Three parts, each measured on the text of any email (template or LLM):
+
+    length    body words against the band for the reader's seniority
+    register  the greeting's formality against what the reader expects
+              ("Dear …" in a regulated industry or to a non-technical executive;
+              "Hi …" to technical people, managers and individual contributors)
+    frame     the share of the email's framing words that speak of what goes
+              wrong, what changes, or how it works, weighted by what the reader's
+              function (and seniority) reads for
+
+A part the prospect's title and industry say nothing about is not scored; with
+no title at all the whole criterion is not scored. Numbers are in
+`codreamer.judge.bands`; who the reader is comes from `codreamer.agent.reader`,
+the same view the embedded policy learns its styles against.
+"""
+
+from __future__ import annotations
+
+from codreamer.agent.reader import Reader
+from codreamer.judge.bands import (
+    FIT_FRAME,
+    FIT_FRAME_NONE,
+    FIT_FRAME_PREFS,
+    FIT_LENGTH,
+    FIT_REGISTER,
+    FIT_REGISTER_MISMATCH,
+    FIT_REGISTER_NONE,
+    FIT_WORDS_BAND,
+)
+from codreamer.judge.text_criteria import EmailText, band
+from codreamer.judge.words import FRAME_STEMS
+
+FRAMES = tuple(FRAME_STEMS)
+_frame_of: dict[str, str | None] = {}  # token -> its frame (memo; bounded by the vocabulary)
+
+
+def frame_of(token: str) -> str | None:
+    hit = _frame_of.get(token, "")
+    if hit == "":
+        hit = None
+        if len(token) > 2:
+            for frame, stems in FRAME_STEMS.items():
+                if token.startswith(stems):
+                    hit = frame
+                    break
+        if len(_frame_of) > 100_000:
+            _frame_of.clear()
+        _frame_of[token] = hit
+    return hit
+
+
+def frame_shares(email: EmailText) -> dict[str, float]:
+    """Share of the prose's framing words in each frame (empty when there are none)."""
+    counts = dict.fromkeys(FRAMES, 0)
+    for s in email.prose:
+        for t in s.tokens:
+            f = frame_of(t)
+            if f is not None:
+                counts[f] += 1
+    n = sum(counts.values())
+    return {f: c / n for f, c in counts.items()} if n else {}
+
+
+def frame_prefs(who: Reader) -> dict[str, float] | None:
+    rows = [FIT_FRAME_PREFS[f] for f in sorted(who.functions)]
+    if who.seniority == "executive":
+        rows.append(FIT_FRAME_PREFS["executive"])
+    if not rows:
+        return None
+    return {f: sum(r[f] for r in rows) / len(rows) for f in FRAMES}
+
+
+def greeting_register(email: EmailText) -> bool | None:
+    """True for a formal greeting ("Dear …"), False for a peer one ("Hi …"), None otherwise."""
+    if not email.greeting or not email.lines:
+        return None
+    head = email.lines[0].lower()
+    if head.startswith(("dear", "good morning", "good afternoon", "good evening")):
+        return True
+    if head.startswith(("hi", "hey", "hello")):
+        return False
+    return None
+
+
+def fit(email: EmailText, who: Reader | None) -> tuple[float, str] | None:
+    """The score and its reason; None when nothing is known of the reader."""
+    if who is None or who.seniority is None:
+        return None
+    parts: list[tuple[float, float]] = []
+    words = len(email.tokens)
+    b = FIT_WORDS_BAND[who.seniority]
+    parts.append((FIT_LENGTH, band(words, b)))
+    why = [f"{words} words for a{'n' if who.seniority[0] in 'aeiou' else ''} "
+           f"{who.seniority} (best {b[1]}-{b[2]})"]  # fmt: skip
+    expected = who.formal
+    if expected is not None:
+        got = greeting_register(email)
+        if got is None:
+            r = FIT_REGISTER_NONE
+        else:
+            r = 1.0 if got == expected else FIT_REGISTER_MISMATCH
+        parts.append((FIT_REGISTER, r))
+        want = "formal" if expected else "peer"
+        said = "no clear greeting" if got is None else ("formal" if got else "peer")
+        why.append(f"{said} register (expects {want})")
+    prefs = frame_prefs(who)
+    if prefs is not None:
+        shares = frame_shares(email)
+        if shares:
+            f = sum(prefs[k] * v for k, v in shares.items())
+            top = max(shares, key=shares.__getitem__)
+            why.append(f"frames {top} {shares[top]:.0%} (reads for {max(prefs, key=prefs.__getitem__)})")
+        else:
+            f = FIT_FRAME_NONE
+            why.append("no framing words")
+        parts.append((FIT_FRAME, f))
+    wsum = sum(w for w, _ in parts)
+    score = sum(w * v for w, v in parts) / wsum
+    return score, "; ".join(why)
