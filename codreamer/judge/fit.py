@@ -100,10 +100,7 @@ def fit(email: EmailText, who: Reader | None) -> tuple[float, str] | None:
     expected = who.formal
     if expected is not None:
         got = greeting_register(email)
-        if got is None:
-            r = FIT_REGISTER_NONE
-        else:
-            r = 1.0 if got == expected else FIT_REGISTER_MISMATCH
+        r = FIT_REGISTER_NONE if got is None else 1.0 if got == expected else FIT_REGISTER_MISMATCH
         parts.append((FIT_REGISTER, r))
         want = "formal" if expected else "peer"
         said = "no clear greeting" if got is None else ("formal" if got else "peer")
@@ -114,7 +111,8 @@ def fit(email: EmailText, who: Reader | None) -> tuple[float, str] | None:
         if shares:
             f = sum(prefs[k] * v for k, v in shares.items())
             top = max(shares, key=shares.__getitem__)
-            why.append(f"frames {top} {shares[top]:.0%} (reads for {max(prefs, key=prefs.__getitem__)})")
+            wants = max(prefs, key=prefs.__getitem__)
+            why.append(f"frames {top} {shares[top]:.0%} (reads for {wants})")
         else:
             f = FIT_FRAME_NONE
             why.append("no framing words")

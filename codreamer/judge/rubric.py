@@ -3,19 +3,22 @@
 It measures what makes an outreach email persuasive and sendable, and is built
 so that a template cannot max it:
 
-    argument         0.24  the citations as a set (Customer Job implicit; only those the
+    argument         0.20  the citations as a set (Customer Job implicit; only those the
                            body expresses) connect the customer's job to a Product
                            Feature in the graph, and the body tells the steps in order
-    grounding        0.18  each cited fact is expressed, by meaning (stems + synonym
+    grounding        0.11  each cited fact is expressed, by meaning (stems + synonym
                            concepts); long copied runs cost; invented numbers, customers
                            and results cost
-    relevance        0.14  the supported facts and the body fit the prospect's title,
+    relevance        0.21  the supported facts and the body fit the prospect's title,
                            industry, tech stack and notes (so the best email differs
                            between prospects)
-    call_to_action   0.14  one ask, for the goal
-    personalisation  0.10  name, company, their situation, a personal subject
-    concision        0.10  a body a busy reader finishes (50-150 words best)
-    readability      0.10  sentence length, prose, paragraphs, greeting, sign-off
+    fit              0.17  pitched at the reader (`codreamer.judge.fit`): length by
+                           seniority, register, and the frame (what goes wrong, what
+                           changes, how it works) the reader's role reads for
+    call_to_action   0.09  one ask, for the goal
+    personalisation  0.08  name, company, their situation, a personal subject
+    concision        0.07  a body a busy reader finishes (50-150 words best)
+    readability      0.07  sentence length, prose, paragraphs, greeting, sign-off
 
     total = weighted mean * english * sendability
 
@@ -29,16 +32,18 @@ every number is in `codreamer.judge.bands`.
 
 Without a graph (`store=None`) argument and grounding are not scored (weight 0,
 reason "no graph") and relevance reads the body alone; without a prospect
-profile relevance is not scored. Weights of what is scored are renormalised.
+profile relevance is not scored; without a title fit is not scored. Weights of
+what is scored are renormalised.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from codreamer.agent.reader import Reader, reader
+
 # Every weight, band and cost stays importable from here.
 from codreamer.judge.bands import *  # noqa: F403
-from codreamer.agent.reader import Reader, reader
 from codreamer.judge.bands import (
     CHAIN_INCOMPLETE_MAX,
     CRITERIA,
@@ -48,6 +53,7 @@ from codreamer.judge.bands import (
     WEIGHTED,
     RubricWeights,
 )
+from codreamer.judge.fit import fit
 from codreamer.judge.graph_criteria import (
     allowed_numbers,
     argument,
@@ -58,7 +64,6 @@ from codreamer.judge.graph_criteria import (
     read_citations,
     relevance,
 )
-from codreamer.judge.fit import fit
 from codreamer.judge.graph_index import GraphIndex
 from codreamer.judge.sendability import sendability
 from codreamer.judge.text_criteria import (
@@ -83,9 +88,7 @@ __all__ = ["CRITERIA", "GATES", "GRAPH_CRITERIA", "WEIGHTED", "RubricJudge", "Ru
 
 # A scenario as the judge uses it: its parsed view, the text and numbers an email
 # may state without a citation, and its profile as the graph can speak to it.
-_ScenarioView = tuple[
-    ScenarioInfo, str, frozenset[str], dict[str, float] | None, Reader | None
-]
+_ScenarioView = tuple[ScenarioInfo, str, frozenset[str], dict[str, float] | None, Reader | None]
 
 _new = object.__new__
 _set = object.__setattr__

@@ -513,25 +513,30 @@ CLAIM_TRIGGERS = _words(
 SELL_VERBS = _words("offer provide sell generate produce create build deliver supply")
 COMPANY_SUFFIXES = _words("inc ltd llc gmbh plc co corp group company the of")
 
+
+def _stems(text: str) -> tuple[str, ...]:
+    return tuple(text.split())
+
+
 # How an email frames its case (the `fit` criterion): what goes wrong, what changes,
 # or how it works. A token counts for a frame when it starts with one of its stems.
 FRAME_STEMS: dict[str, tuple[str, ...]] = {
-    "risk": tuple(
+    "risk": _stems(
         "risk fail miss lose losing loss late delay penalt fine recall breach expos downtime "
         "error incident problem pressure worr costly spoil waste write blind broke break "
         "danger liabil violat warning bottleneck unreliab gap struggl pain exposure hurt "
-        "threat complain stuck manual slow".split()
+        "threat complain stuck manual slow"
     ),
-    "outcome": tuple(
+    "outcome": _stems(
         "save saving cut reduc lower faster sooner quicker fewer revenue margin profit growth "
         "grow return roi payback efficien result improv increas boost gain win hours change "
         "better value outcome benefit free week month quarter bottom competit scale "
-        "confiden peace".split()
+        "confiden peace"
     ),
-    "how": tuple(
+    "how": _stems(
         "how works integrat api connect plug sensor pipeline automat trigger configur setup "
         "install model algorithm dashboard stream log record read send detect measur check "
         "flag sync generat validat step workflow architect data system track monitor "
-        "process run tool method technique schema".split()
+        "process run tool method technique schema"
     ),
 }
