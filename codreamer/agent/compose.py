@@ -150,18 +150,18 @@ _STEP = {
         "The knock-on problem:",
     ),
     "outcome": (
-        "The part worth winning back:",
-        "Where the biggest gain is hiding:",
-        "Solve this and the rest gets easier:",
-        "The opportunity sits here:",
-        "What improves first once it is fixed:",
+        "This is where the savings are:",
+        "Fixing this pays off, because:",
+        "The gain starts here:",
+        "Worth winning back:",
+        "Where your team could get hours back:",
     ),
     "how": (
         "Step by step, the cause is this:",
         "The next link in the process:",
-        "Mechanically, that connects to this:",
-        "In practice, the process breaks here:",
-        "How that plays out in the system:",
+        "In practice, that works out as:",
+        "How that plays out day to day:",
+        "Which in turn means:",
     ),
 }
 # A last line that states the frame plainly (standard and detailed lengths).
@@ -347,7 +347,22 @@ def as_sentence(text: str) -> str:
     return t
 
 
-_BOUNDARY = re.compile(r",\s|;\s|\s—\s|\s(?:and|which|so|while|because|but|often|usually)\s")
+# Clause boundaries a paraphrase may be cut at. Not before an adverb ("often",
+# "usually"): that cuts mid-predicate ("a temperature problem is usually found ...").
+_BOUNDARY = re.compile(r",\s|;\s|\s—\s|\s(?:and|which|so|while|because|but)\s")
+
+
+_LIST_NEXT = re.compile(r"\s*(?:\S+\s+){0,2}?\S+?(?:,|\s(?:and|or)\s)")
+
+
+def _in_list(text: str, at: int) -> bool:
+    """Whether a comma at `at` separates items of a list ("collection, preprocessing,
+    training" or "analysts, finance and operations"): cutting there leaves a fragment."""
+    before = text[:at].rsplit(",", 1)
+    if len(before) == 2 and len(before[1].split()) <= 3:
+        return True  # the item before this cut is short and follows a comma
+    # a comma, then a short item and "," / "and" / "or"
+    return text[at] == "," and bool(_LIST_NEXT.match(text, at + 1))
 
 
 def _cut_words(text: str, limit: int) -> str:
@@ -357,7 +372,7 @@ def _cut_words(text: str, limit: int) -> str:
     words = text.split()
     if len(words) <= limit:
         return text
-    cuts = [m.start() for m in _BOUNDARY.finditer(text)]
+    cuts = [m.start() for m in _BOUNDARY.finditer(text) if not _in_list(text, m.start())]
     lengths = [(c, len(text[:c].split())) for c in cuts]
     inside = [c for c, n in lengths if 6 <= n <= limit]
     if inside:
