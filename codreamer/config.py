@@ -103,6 +103,11 @@ class Settings(BaseSettings):
     celery_queue: str = Field("codreamer", validation_alias="CODREAMER_CELERY_QUEUE")
     # `art` runs go here; start GPU workers with `--queues codreamer-gpu`.
     celery_gpu_queue: str = Field("codreamer-gpu", validation_alias="CODREAMER_CELERY_GPU_QUEUE")
+    # Webhook delivery tasks go here; `codreamer worker` consumes it by default (on a
+    # thread pool of its own, so deliveries never wait behind runs).
+    celery_webhook_queue: str = Field(
+        "codreamer-webhooks", validation_alias="CODREAMER_CELERY_WEBHOOK_QUEUE"
+    )
     # A worker renews its run's lease every third of this; a worker that stops renewing
     # (killed, cut off) loses the run to another worker after this many seconds.
     run_lease_ttl_s: float = Field(15.0, gt=0, validation_alias="CODREAMER_RUN_LEASE_TTL")

@@ -10,7 +10,10 @@ Two shapes, one code path:
   pending events go on with their schedule after any restart, by themselves.
 
 Each event is attempted on its own thread of a small pool: a receiver that
-hangs or fails one event never holds back another. Every attempt goes through a
+hangs or fails one event never holds back another. Or, given `submit` (celery
+mode), the dispatcher sends nothing itself: it hands each due event to `submit`,
+which enqueues a delivery task (codreamer.runs.webhook_tasks); the task makes the
+attempt through the same claim on a worker. Every attempt goes through a
 per-event claim (claims.py), so however many dispatchers (and redeliveries) work
 the same outbox at once, each event is sent by one of them at a time and never
 again once delivered; a claim dies with its holder, so no event is stranded.
@@ -25,27 +28,29 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from codreamer.config import Settings
 from codreamer.loop.artifacts import RUN_ID_RE, RunPaths
 from codreamer.models import WebhookPayload
 from codreamer.webhooks.attempt import AttemptOutcome, make_client, post_once
-from codreamer.webhooks.claims import EventClaims, FileClaims, attempt_claimed
+from codreamer.webhooks.claims import EventClaims, FileClaims
 from codreamer.webhooks.envelope import make_signer
 from codreamer.webhooks.outbox import Outbox, OutboxEvent, read_outbox
 from codreamer.webhooks.schedule import parse_schedule
+from codreamer.webhooks.sender import EmitFn, Step, announce, emit_when_not_live, send_if_due
 
 if TYPE_CHECKING:
     import httpx
 
 log = logging.getLogger(__name__)
 
-EmitFn = Callable[[dict[str, Any]], None]
+# Hands a due event to whoever delivers it instead of this dispatcher (celery mode:
+# enqueue a delivery task). Called on every pass while the event is due: it dedupes.
+SubmitFn = Callable[[RunPaths, OutboxEvent], None]
 POLL_S = 0.25
 STORE_POLL_S = 0.5
 MAX_PARALLEL = 8
-LIVE = frozenset({"queued", "running"})
 
 
 class Dispatcher:
@@ -58,8 +63,10 @@ class Dispatcher:
         claims: EventClaims | None = None,
         emit_for: Callable[[RunPaths], EmitFn | None] | None = None,
         poll_s: float = POLL_S,
+        submit: SubmitFn | None = None,
     ) -> None:
         self.settings = settings
+        self.submit = submit
         self.url = url
         self.schedule = parse_schedule(settings.webhook_schedule)
         self._runs = runs
@@ -90,8 +97,9 @@ class Dispatcher:
         emit: EmitFn | None = None,
         url: str | None = None,
         claims: EventClaims | None = None,
+        submit: SubmitFn | None = None,
     ) -> RunDispatcher:
-        return RunDispatcher(paths, settings, emit=emit, url=url, claims=claims)
+        return RunDispatcher(paths, settings, emit=emit, url=url, claims=claims, submit=submit)
 
     @classmethod
     def for_store(
@@ -101,6 +109,7 @@ class Dispatcher:
         *,
         url: str | None = None,
         claims: EventClaims | None = None,
+        submit: SubmitFn | None = None,
     ) -> Dispatcher:
         def runs() -> Iterator[RunPaths]:
             with contextlib.suppress(OSError):
@@ -113,13 +122,14 @@ class Dispatcher:
             runs,
             url=url if url is not None else settings.frontend_url,
             claims=claims,
-            emit_for=_emit_when_not_live,
+            emit_for=emit_when_not_live,
             poll_s=STORE_POLL_S,
+            submit=submit,
         )
 
     # -- lifecycle -------------------------------------------------------------
     def start(self) -> Dispatcher:
-        if self._client is None and self.url:
+        if self._client is None and self.url and self.submit is None:
             # The HTTP stack now, on the caller's thread: imported later on a pool thread
             # it takes seconds while a training loop holds the GIL.
             self._client = make_client(self.settings.webhook_timeout_s)
@@ -169,8 +179,8 @@ class Dispatcher:
         with self._lock:
             if any(self._inflight.values()):
                 return True
-        if not self.url:
-            return False
+        if not self.url or self.submit is not None:
+            return False  # submitted events are the tasks' business, not this process's
         for paths in self._runs():
             for ev in read_outbox(paths.webhooks).values():
                 if ev.status == "pending" and (ev.next_at or 0.0) <= deadline:
@@ -210,6 +220,10 @@ class Dispatcher:
         due = [ev for ev in pending if ev.due(now) and ev.webhook_id not in inflight]
         later = [ev.next_at or now for ev in pending if ev.webhook_id not in inflight]
         self._seen[run_id] = (key, min(later) if later else None)
+        if self.submit is not None:
+            for ev in due:
+                self.submit(paths, ev)
+            return len(due)
         for ev in due:
             with self._lock:
                 self._inflight.setdefault(run_id, set()).add(ev.webhook_id)
@@ -222,58 +236,32 @@ class Dispatcher:
         return self._pool
 
     def _attempt(self, paths: RunPaths, webhook_id: str) -> None:
-        outbox = Outbox(paths, self.schedule)
-
-        def send(ev: OutboxEvent) -> tuple[AttemptOutcome, str]:
-            outcome = self._post(ev)
-            return outcome, outbox.record_attempt(ev, outcome)
-
+        step: Step | None = None
         try:
-            done = attempt_claimed(
-                self._claims, paths, webhook_id, lambda ev: ev.due(time.time()), send
-            )
-            if done is not None:
-                ev, (outcome, status) = done
-                self._announce(paths, ev, outcome, status)
+            step = send_if_due(self._claims, Outbox(paths, self.schedule), webhook_id, self._post)
+            if step.kind == "sent":
+                self._announce(paths, step)
         except Exception:
             log.exception("webhook %s", webhook_id)
-            done = None
         finally:
             with self._lock:
                 self._inflight.get(paths.run_id, set()).discard(webhook_id)
         # Look again at once only after an attempt of ours: an event another sender
         # holds is looked at on the next poll, not in a tight loop while its POST is out.
-        if done is not None:
+        if step is not None and step.kind == "sent":
             self._wake.set()
 
     def _post(self, ev: OutboxEvent) -> AttemptOutcome:
         assert self.url is not None and self._client is not None  # made by start()
         return post_once(self._client, self.url, ev.webhook_id, ev.stage, ev.body, self._signer)
 
-    def _announce(
-        self, paths: RunPaths, ev: OutboxEvent, outcome: AttemptOutcome, status: str
-    ) -> None:
-        if status == "pending":
-            return
-        if status == "delivered":
+    def _announce(self, paths: RunPaths, step: Step) -> None:
+        if step.status == "delivered":
             self.delivered += 1
-        else:
+        elif step.status == "gave_up":
             self.gave_up += 1
-        emit = self._emit_for(paths)
-        if emit is None:
-            return
-        event: dict[str, Any] = {
-            "type": "webhook_delivered" if status == "delivered" else "webhook_failed",
-            "webhook_id": ev.webhook_id,
-            "stage": ev.stage,
-            "iteration": ev.iteration,
-            "attempts": ev.attempts + 1,
-            "status_code": outcome.status_code,
-        }
-        if status != "delivered":
-            event["reason"] = outcome.reason
-        with contextlib.suppress(Exception):  # progress info; the outbox has the facts
-            emit(event)
+        if step.status != "pending":
+            announce(self._emit_for(paths), step)
 
 
 class RunDispatcher(Dispatcher):
@@ -287,6 +275,7 @@ class RunDispatcher(Dispatcher):
         emit: EmitFn | None,
         url: str | None,
         claims: EventClaims | None,
+        submit: SubmitFn | None = None,
     ) -> None:
         super().__init__(
             settings,
@@ -294,6 +283,7 @@ class RunDispatcher(Dispatcher):
             url=url if url is not None else settings.frontend_url,
             claims=claims,
             emit_for=lambda _: emit,
+            submit=submit,
         )
         self.paths = paths
         self.outbox = Outbox(paths, self.schedule)
@@ -318,18 +308,3 @@ class RunDispatcher(Dispatcher):
         return wid
 
     __call__ = enqueue
-
-
-def _emit_when_not_live(paths: RunPaths) -> EmitFn | None:
-    """Progress events for a run no process executes any more. While a run is live its
-    own process owns events.jsonl (its EventLog numbers the lines), so a store-wide
-    dispatcher leaves the log alone; the outbox still records every attempt."""
-    from codreamer.loop.events import EventLog
-    from codreamer.loop.status import read_meta
-
-    try:
-        if read_meta(paths).status in LIVE:
-            return None
-    except (OSError, ValueError):
-        return None
-    return EventLog(paths.events).emit_event

@@ -4,7 +4,7 @@ Rows (one JSON object a line; `at` is ISO time, `*_ts` Unix seconds):
 
     {"type": "enqueued",  "webhook_id", "stage", "iteration", "payload", "at", "next_at_ts"}
     {"type": "attempt",   "webhook_id", "attempt", "status_code", "error", "elapsed_ms",
-                          "next_delay_s", "next_at_ts", "outcome", "at"}
+                          "next_delay_s", "next_at_ts", "outcome", "at", ["sender"]}
     {"type": "delivered", "webhook_id", "attempts", "status_code", "at"}
     {"type": "gave_up",   "webhook_id", "attempts", "status_code", "reason", "at"}
     {"type": "skipped",   "webhook_id", "reason", "at"}            (no receiver configured)
@@ -167,11 +167,16 @@ class Outbox:
         return wid
 
     def record_attempt(
-        self, ev: OutboxEvent, outcome: AttemptOutcome, *, final: bool = False
+        self,
+        ev: OutboxEvent,
+        outcome: AttemptOutcome,
+        *,
+        final: bool = False,
+        sender: str | None = None,
     ) -> str:
         """Append the attempt and, if it settles the event, its terminal row. `final`:
-        a one-off attempt (a redelivery), settled whatever the outcome. Returns the
-        event's new status."""
+        a one-off attempt (a redelivery), settled whatever the outcome. `sender`: who
+        made the attempt, written on its row. Returns the event's new status."""
         n = ev.attempts + 1
         extra: dict[str, Any] = {"redelivery": True} if final else {}
         delay = (
@@ -198,6 +203,8 @@ class Outbox:
             "at": outcome.started_at,
             **extra,
         }
+        if sender is not None:
+            row["sender"] = sender
         if reason is not None:
             row["reason"] = reason
         append_jsonl(self.path, row)
