@@ -21,11 +21,17 @@ def worker_cmd(
     queues: Annotated[
         str | None,
         typer.Option(
-            help="Comma-separated queues to take runs from (default: CODREAMER_CELERY_QUEUE, "
-            "`codreamer`; GPU machines add CODREAMER_CELERY_GPU_QUEUE, `codreamer-gpu`)."
+            help="Comma-separated queues to consume (default: CODREAMER_CELERY_QUEUE, "
+            "`codreamer`, and CODREAMER_CELERY_WEBHOOK_QUEUE, `codreamer-webhooks`, whose "
+            "delivery tasks run on a thread pool of their own; GPU machines add "
+            "CODREAMER_CELERY_GPU_QUEUE, `codreamer-gpu`)."
         ),
     ] = None,
     loglevel: Annotated[str, typer.Option(help="Celery log level.")] = "warning",
+    companion: Annotated[
+        bool,
+        typer.Option(hidden=True, help="Started by a worker for its webhook queue."),
+    ] = False,
 ) -> None:
     """Execute runs from the broker (celery mode, DESIGN §6). Needs CODREAMER_BROKER_URL
     and the results store shared with the API replicas (CODREAMER_RESULTS_DIR)."""
@@ -38,4 +44,10 @@ def worker_cmd(
         from codreamer.runs.celery_app import run_worker
     except ImportError as exc:
         raise fail(f"the celery extra is missing ({exc}): uv sync --extra celery", 2) from None
-    run_worker(settings, concurrency=concurrency, queues=queues, loglevel=loglevel)
+    run_worker(
+        settings,
+        concurrency=concurrency,
+        queues=queues,
+        loglevel=loglevel,
+        services=not companion,
+    )

@@ -3,7 +3,9 @@
 
 Celery's own mechanisms carry the run: late acks and reject-on-worker-lost (a
 run whose worker process dies goes back to the queue), routing (`art` runs to a
-GPU queue), revoke (a queued run that is cancelled). Two things Celery cannot do
+GPU queue), revoke (a queued run that is cancelled). Webhook deliveries are tasks
+too (webhook_tasks.py), on a queue of their own that a thread-pool companion of
+`codreamer worker` consumes. Two things Celery cannot do
 across machines are done with Redis: liveness (a run lease with a time-to-live,
 renewed while the run executes) and the cluster-wide admission limit (see
 cluster.py). A run task is idempotent: it executes nothing unless it takes the
@@ -15,12 +17,15 @@ from __future__ import annotations
 
 import logging
 import os
+import subprocess
+import sys
 from functools import lru_cache
 from typing import Any
 
 from codreamer.config import Settings, get_settings
 from codreamer.loop.artifacts import RunPaths, check_run_id
 from codreamer.runs.redis_leases import PREFIX, Lease, RedisEventClaims, run_lease_key
+from codreamer.runs.webhook_tasks import DELIVER_TASK, WebhookTasks, deliver_task
 
 log = logging.getLogger(__name__)
 
@@ -52,12 +57,16 @@ def make_celery(settings: Settings) -> Any:
         worker_prefetch_multiplier=1,  # a worker holds only the runs it executes
         task_ignore_result=True,  # run state lives in the shared results store
         task_default_queue=settings.celery_queue,
+        task_routes={DELIVER_TASK: {"queue": settings.celery_webhook_queue}},
         broker_transport_options={"visibility_timeout": settings.celery_visibility_timeout_s},
         broker_connection_retry_on_startup=True,
         worker_hijack_root_logger=False,
         worker_send_task_events=False,
     )
-    app.task(name=RUN_TASK, acks_late=True, reject_on_worker_lost=True)(run_task)
+    app.task(name=RUN_TASK, bind=True, acks_late=True, reject_on_worker_lost=True)(run_task)
+    # A delivery whose worker died mid-attempt goes back to the queue; its claim in
+    # Redis expires, and the task (or a duplicate) finds the event as the outbox says.
+    app.task(name=DELIVER_TASK, bind=True, acks_late=True, reject_on_worker_lost=True)(deliver_task)
     return app
 
 
@@ -74,7 +83,7 @@ def redis_client(settings: Settings) -> Any:
     return _redis_for(settings.broker_url, os.getpid())
 
 
-def run_task(run_id: str) -> str:
+def run_task(task: Any, run_id: str) -> str:
     """Execute (or resume) a run on this worker, if no other worker holds it."""
     from codreamer.loop.events import EventLog
     from codreamer.loop.status import read_meta, update_meta
@@ -119,6 +128,8 @@ def run_task(run_id: str) -> str:
             should_stop=should_stop,
             drain_s=min(2.0, settings.webhook_drain_timeout_s),
             claims=RedisEventClaims(client, settings.webhook_timeout_s),
+            # Its events go out as delivery tasks, enqueued as the run records them.
+            submit_webhook=WebhookTasks(task.app, settings, client).submit,
         )
         return str(getattr(result, "status", "done"))
     finally:
@@ -132,13 +143,34 @@ def run_task(run_id: str) -> str:
             lease.release()
 
 
+# Threads for the delivery tasks of one worker: each attempt is one bounded POST.
+WEBHOOK_THREADS = 8
+
+
 def run_worker(
-    settings: Settings, *, concurrency: int | None, queues: str | None, loglevel: str
+    settings: Settings,
+    *,
+    concurrency: int | None,
+    queues: str | None,
+    loglevel: str,
+    services: bool = True,
 ) -> None:
     """`codreamer worker`: a Celery worker (prefork) for runs, plus, in its main
     process, the store-wide webhook dispatcher and the lease reaper, so pending
-    events and orphaned runs go on even with no API replica running."""
+    events and orphaned runs go on even with no API replica running.
+
+    The webhook queue (consumed by default) is served by a companion worker on a
+    thread pool, a child of this one: a prefork slot busy with a run for minutes
+    must not hold back a POST, and deliveries are I/O. `--queues` naming only the
+    webhook queue starts just that thread-pool worker."""
     from celery.signals import worker_ready, worker_shutdown
+
+    hooks_q = settings.celery_webhook_queue
+    wanted = [q.strip() for q in (queues or f"{settings.celery_queue},{hooks_q}").split(",")]
+    run_queues = [q for q in wanted if q and q != hooks_q]
+    if not run_queues:
+        _run_webhook_worker(settings, concurrency, loglevel, services)
+        return
 
     # Imported once here, before the pool forks: every run starts warm.
     import codreamer.loop.learn_loop  # noqa: F401
@@ -146,22 +178,32 @@ def run_worker(
     from codreamer.runs.cluster import ClusterServices
 
     app = make_celery(settings)
-    services: list[ClusterServices] = []
+    started: list[ClusterServices] = []
+    companion: list[subprocess.Popen[bytes]] = []
+    if hooks_q in wanted:
+        companion.append(_start_companion(hooks_q, loglevel))
 
     @worker_ready.connect(weak=False)
     def _start(**_: Any) -> None:
-        services.append(ClusterServices(settings, app).start())
+        if services:
+            started.append(ClusterServices(settings, app).start())
 
     @worker_shutdown.connect(weak=False)
     def _stop(**_: Any) -> None:
-        for s in services:
+        for s in started:
             s.stop()
+        for proc in companion:  # a warm shutdown for it too: attempts in flight finish
+            proc.terminate()
+            try:
+                proc.wait(settings.webhook_timeout_s + 5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
 
     argv = [
         "worker",
         "--pool=prefork",
         f"--loglevel={loglevel}",
-        f"--queues={queues or settings.celery_queue}",
+        f"--queues={','.join(run_queues)}",
         f"--hostname=codreamer-{os.getpid()}@%h",
         "--without-gossip",
         "--without-mingle",  # cancel goes through the store and Redis, not revoke lists
@@ -169,3 +211,48 @@ def run_worker(
     if concurrency:
         argv.append(f"--concurrency={concurrency}")
     app.worker_main(argv)
+
+
+def _start_companion(queue: str, loglevel: str) -> subprocess.Popen[bytes]:
+    """The thread-pool worker for the webhook queue, in this worker's process group
+    (killed with it) and watching it (exits if this process dies alone)."""
+    argv = [sys.executable, "-m", "codreamer.cli", "worker", "--queues", queue]
+    argv += ["--loglevel", loglevel, "--companion"]
+    return subprocess.Popen(argv)
+
+
+def _run_webhook_worker(
+    settings: Settings, concurrency: int | None, loglevel: str, services: bool
+) -> None:
+    from celery.signals import worker_ready, worker_shutdown
+
+    from codreamer.runs.cluster import ClusterServices
+    from codreamer.runs.process import exit_with_parent
+
+    app = make_celery(settings)
+    started: list[ClusterServices] = []
+    if not services:
+        exit_with_parent()  # a companion never outlives the worker that started it
+
+    @worker_ready.connect(weak=False)
+    def _start(**_: Any) -> None:
+        if services:
+            started.append(ClusterServices(settings, app).start())
+
+    @worker_shutdown.connect(weak=False)
+    def _stop(**_: Any) -> None:
+        for s in started:
+            s.stop()
+
+    app.worker_main(
+        [
+            "worker",
+            "--pool=threads",
+            f"--concurrency={concurrency or WEBHOOK_THREADS}",
+            f"--loglevel={loglevel}",
+            f"--queues={settings.celery_webhook_queue}",
+            f"--hostname=codreamer-webhooks-{os.getpid()}@%h",
+            "--without-gossip",
+            "--without-mingle",
+        ]
+    )

@@ -42,6 +42,7 @@ from codreamer.runs.celery_app import (
     task_key,
 )
 from codreamer.runs.redis_leases import PREFIX, RedisEventClaims, run_lease_key
+from codreamer.runs.webhook_tasks import WebhookTasks
 
 log = logging.getLogger(__name__)
 
@@ -56,8 +57,9 @@ def publish(app: Any, settings: Settings, client: Any, paths: RunPaths) -> None:
 
 
 class ClusterServices:
-    """Background work every replica and worker does: deliver pending webhooks (with
-    Redis claims) and requeue runs whose worker died."""
+    """Background work every replica and worker does: enqueue a delivery task for any
+    webhook event due that no task carries (the safety net behind the tasks'
+    own retries, webhook_tasks.py) and requeue runs whose worker died."""
 
     def __init__(self, settings: Settings, app: Any) -> None:
         self.settings = settings
@@ -72,8 +74,9 @@ class ClusterServices:
         from codreamer.webhooks.dispatcher import Dispatcher
 
         claims = RedisEventClaims(self.client, self.settings.webhook_timeout_s)
+        tasks = WebhookTasks(self.app, self.settings, self.client)
         self._dispatcher = Dispatcher.for_store(
-            self.settings.runs_dir, self.settings, claims=claims
+            self.settings.runs_dir, self.settings, claims=claims, submit=tasks.submit
         ).start()
         self._thread = threading.Thread(target=self._reap_loop, name="run-reaper", daemon=True)
         self._thread.start()

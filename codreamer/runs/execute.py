@@ -13,7 +13,7 @@ from codreamer.config import Settings
 from codreamer.loop.artifacts import RunPaths
 from codreamer.loop.events import EventLog
 from codreamer.webhooks.claims import EventClaims
-from codreamer.webhooks.dispatcher import Dispatcher
+from codreamer.webhooks.dispatcher import Dispatcher, SubmitFn
 
 
 def webhook_claims(settings: Settings) -> EventClaims | None:
@@ -46,18 +46,23 @@ def execute_run(
     event_log: EventLog | None = None,
     drain_s: float = 0.0,
     claims: EventClaims | None = None,
+    submit_webhook: SubmitFn | None = None,
 ) -> Any:
     """Execute (or resume) the run in `paths` here, delivering its webhooks meanwhile.
 
     `drain_s`: how long to go on delivering, after the run, events due by then (the
-    CLI waits; a server's run process hands them to the store-wide dispatcher)."""
+    CLI waits; a server's run process hands them to the store-wide dispatcher).
+    `submit_webhook` (celery workers): hand each due event to a delivery task instead
+    of sending it from this process."""
     from codreamer.loop.learn_loop import run_learn_loop
 
     # The dispatcher's delivered/failed events go through the loop's own EventLog, so
     # `seq` stays equal to the line number with two writers.
     events = event_log or EventLog(paths.events)
     claims = claims or webhook_claims(settings)
-    dispatcher = Dispatcher.for_run(paths, settings, emit=events.emit_event, claims=claims)
+    dispatcher = Dispatcher.for_run(
+        paths, settings, emit=events.emit_event, claims=claims, submit=submit_webhook
+    )
     dispatcher.start()  # events a killed process left pending go out now
     try:
         return run_learn_loop(
