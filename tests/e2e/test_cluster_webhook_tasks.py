@@ -1,0 +1,169 @@
+"""Celery mode: webhook deliveries are Celery tasks on the workers, and a receiver that
+fails, then recovers, gets every event exactly once per webhook-id, even with the
+worker holding the retries SIGKILLed in between.
+
+Real parts only: Debian's redis-server on loopback, `codreamer worker` processes
+(each with its thread-pool companion for the webhook queue) and a `codreamer api`
+replica as separate processes sharing a results directory, and a uvicorn receiver
+that answers 503 until the test lets it recover.
+
+What shows the deliveries are worker tasks: every attempt row of every outbox names
+its sender, a `codreamer.deliver_webhook` task in a process of a worker's process
+group (never the replica, never the run), and the worker log shows Celery retrying
+the task with a countdown. What shows the safety net: the retries the first worker
+held as ETA messages die with it; the dispatchers enqueue the events again, and the
+second worker delivers them with no manual step.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from api_support import weave_request
+from cluster_support import RedisServer, Worker, cluster_env, replica
+from fastapi import FastAPI, Request, Response
+
+from web.testing import serve_in_thread
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(
+        importlib.util.find_spec("celery") is None
+        and not os.environ.get("CODREAMER_TEST_REQUIRE_CELERY"),
+        reason="needs the `celery` extra (uv sync --extra celery)",
+    ),
+]
+
+SCHEDULE = ",".join(["0"] + ["1"] * 90)  # a retry a second for a minute and a half
+ITERATIONS = 2
+EXPECTED = ITERATIONS + 2  # baseline, each iteration, final
+
+
+class FlakyReceiver:
+    """503 to everything until `recover()`, then 200; records (webhook-id, status)."""
+
+    def __init__(self) -> None:
+        self.requests: list[tuple[str, int]] = []
+        self._lock = threading.Lock()
+        self._ok = threading.Event()
+        self.app = FastAPI()
+
+        @self.app.post("/hook")
+        async def hook(request: Request) -> Response:
+            await request.body()
+            wid = request.headers.get("webhook-id", "")
+            status = 200 if self._ok.is_set() else 503
+            with self._lock:
+                self.requests.append((wid, status))
+            return Response(status_code=status)
+
+    def recover(self) -> None:
+        self._ok.set()
+
+    def by_id(self, status: int | None = None) -> Counter[str]:
+        with self._lock:
+            return Counter(w for w, s in self.requests if status is None or s == status)
+
+
+def _wait_ready(worker: Worker, timeout: float = 60.0) -> None:
+    """The run worker and its webhook companion both ready (two `ready.` lines)."""
+    deadline = time.monotonic() + timeout
+    while worker.log.read_text(errors="replace").count(" ready.") < 2:
+        assert time.monotonic() < deadline, worker.log.read_text()[-3000:]
+        time.sleep(0.1)
+
+
+def _attempts(run_dir: Path) -> list[dict]:
+    lines = (run_dir / "webhooks.jsonl").read_text().splitlines()
+    return [r for r in map(json.loads, lines) if r["type"] == "attempt"]
+
+
+def _sender_pid(row: dict) -> int:
+    # "task <celery task id> on <host>:<pid>"
+    words = row["sender"].split()
+    assert words[0] == "task" and words[2] == "on", row
+    return int(words[3].rsplit(":", 1)[1])
+
+
+def test_deliveries_are_worker_tasks_and_survive_a_failing_receiver_and_a_killed_worker(
+    tmp_path: Path,
+) -> None:
+    rx = FlakyReceiver()
+    redis = RedisServer(tmp_path / "redis").start()
+    results = tmp_path / "shared-results"
+    with serve_in_thread(rx.app) as base:
+        env = cluster_env(
+            redis,
+            results,
+            FRONTEND_URL=f"{base}/hook",
+            CODREAMER_WEBHOOK_SCHEDULE=SCHEDULE,
+            CODREAMER_RUN_LEASE_TTL="4",
+        )
+        first = Worker(tmp_path / "worker-1", env)
+        second = Worker(tmp_path / "worker-2", env)
+        api = replica(tmp_path / "replica", env, results)
+        try:
+            first.start()
+            _wait_ready(first)
+            api.start()
+            body = {**weave_request(), "iterations": ITERATIONS, "depth": 3, "group_size": 4}
+            run_id = api.post_run(body)["run_id"]
+            run_dir = api.run_dir(run_id)
+
+            # The run ends; its events are failing and being retried by worker tasks.
+            deadline = time.monotonic() + 60
+            while True:
+                st = api.status(run_id)
+                failing = {w for w, n in rx.by_id(503).items() if n >= 2}
+                if st["status"] == "succeeded" and len(failing) == EXPECTED:
+                    break
+                assert st["status"] in ("queued", "running", "succeeded"), st
+                assert time.monotonic() < deadline, (st["status"], rx.by_id())
+                time.sleep(0.2)
+            assert api.status(run_id)["webhooks"]["pending"] == EXPECTED
+
+            # So far every attempt was a task of the first worker (its webhook companion).
+            before = _attempts(run_dir)
+            assert before and all(first.owns(_sender_pid(r)) for r in before), before
+            assert {_sender_pid(r) for r in before}.isdisjoint({first.pid, api.proc.pid})
+
+            # The worker holding the retries dies with its companion; a new one starts.
+            first.kill()
+            killed_at = len(_attempts(run_dir))
+            second.start()
+            _wait_ready(second)
+            rx.recover()
+
+            deadline = time.monotonic() + 90
+            while len(rx.by_id(200)) < EXPECTED:
+                assert time.monotonic() < deadline, (api.status(run_id)["webhooks"], rx.by_id())
+                time.sleep(0.2)
+            time.sleep(3.0)  # room for a duplicate to show up, if there were one
+
+            ok = rx.by_id(200)
+            assert len(ok) == EXPECTED and set(ok.values()) == {1}, ok
+            hooks = api.status(run_id)["webhooks"]
+            assert hooks["delivered"] == EXPECTED and hooks["pending"] == 0, hooks
+
+            # Every request the receiver saw is an attempt row, made by a worker task.
+            rows = _attempts(run_dir)
+            assert Counter(r["webhook_id"] for r in rows) == rx.by_id()
+            after = rows[killed_at:]
+            assert after and all(second.owns(_sender_pid(r)) for r in after), after
+            assert {_sender_pid(r) for r in after}.isdisjoint({second.pid, api.proc.pid})
+            assert all(r["outcome"] == "delivered" for r in after if r["status_code"] == 200)
+            # Celery's own retries carried the schedule (countdowns, not a polling loop).
+            assert "codreamer.deliver_webhook" in first.log.read_text()
+            assert "retry: Retry in" in first.log.read_text()
+        finally:
+            api.stop()
+            for w in (first, second):
+                w.stop()
+            redis.stop()
