@@ -47,9 +47,10 @@ EXPECTED = ITERATIONS + 2  # baseline, each iteration, final
 
 
 class FlakyReceiver:
-    """503 to everything until `recover()`, then 200; records (webhook-id, status)."""
+    """503 to everything until `recover()` (or to the first `fail_first` requests of
+    each webhook-id), then 200; records (webhook-id, status)."""
 
-    def __init__(self) -> None:
+    def __init__(self, fail_first: int | None = None) -> None:
         self.requests: list[tuple[str, int]] = []
         self._lock = threading.Lock()
         self._ok = threading.Event()
@@ -59,8 +60,12 @@ class FlakyReceiver:
         async def hook(request: Request) -> Response:
             await request.body()
             wid = request.headers.get("webhook-id", "")
-            status = 200 if self._ok.is_set() else 503
             with self._lock:
+                if fail_first is not None:
+                    seen = sum(1 for w, _ in self.requests if w == wid)
+                    status = 503 if seen < fail_first else 200
+                else:
+                    status = 200 if self._ok.is_set() else 503
                 self.requests.append((wid, status))
             return Response(status_code=status)
 
@@ -167,3 +172,60 @@ def test_deliveries_are_worker_tasks_and_survive_a_failing_receiver_and_a_killed
             for w in (first, second):
                 w.stop()
             redis.stop()
+
+
+def test_a_delay_beyond_half_the_visibility_timeout_is_left_to_the_dispatchers(
+    tmp_path: Path,
+) -> None:
+    """Visibility timeout 4 s: a retry 0.5 s away is a task countdown, one 4 s away is
+    not held as an ETA; a dispatcher enqueues it when due, never sooner."""
+    rx = FlakyReceiver(fail_first=2)
+    redis = RedisServer(tmp_path / "redis").start()
+    results = tmp_path / "shared-results"
+    with serve_in_thread(rx.app) as base:
+        env = cluster_env(
+            redis,
+            results,
+            FRONTEND_URL=f"{base}/hook",
+            CODREAMER_WEBHOOK_SCHEDULE="0,0.5,4",
+            CODREAMER_CELERY_VISIBILITY_TIMEOUT="4",
+            CODREAMER_RUN_LEASE_TTL="4",
+        )
+        worker = Worker(tmp_path / "worker", env)
+        api = replica(tmp_path / "replica", env, results)
+        try:
+            worker.start()
+            _wait_ready(worker)
+            api.start()
+            body = {**weave_request(), "iterations": ITERATIONS, "depth": 3, "group_size": 4}
+            run_id = api.post_run(body)["run_id"]
+            deadline = time.monotonic() + 60
+            while len(rx.by_id(200)) < EXPECTED:
+                assert time.monotonic() < deadline, (api.status(run_id), rx.by_id())
+                time.sleep(0.2)
+            time.sleep(2.0)  # room for a duplicate to show up, if there were one
+
+            ok = rx.by_id(200)
+            assert len(ok) == EXPECTED and set(ok.values()) == {1}, ok
+            rows = _attempts(api.run_dir(run_id))
+            assert Counter(r["webhook_id"] for r in rows) == Counter({w: 3 for w in ok})
+            assert all(worker.owns(_sender_pid(r)) for r in rows)
+            at: dict[str, list[float]] = {}
+            for r in rows:
+                at.setdefault(r["webhook_id"], []).append(_ts(r["at"]))
+            for times in at.values():
+                assert times[2] - times[1] >= 4.0 - 0.05  # the schedule, never sooner
+            log = worker.log.read_text()
+            assert log.count("a dispatcher enqueues it when due") == EXPECTED
+            countdowns = [float(x.split("s")[0]) for x in log.split("retry: Retry in ")[1:]]
+            assert len(countdowns) >= EXPECTED and max(countdowns) < 2.0, countdowns
+        finally:
+            api.stop()
+            worker.stop()
+            redis.stop()
+
+
+def _ts(iso: str) -> float:
+    from datetime import datetime
+
+    return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
