@@ -25,7 +25,12 @@ from typing import Any
 from codreamer.config import Settings, get_settings
 from codreamer.loop.artifacts import RunPaths, check_run_id
 from codreamer.runs.redis_leases import PREFIX, Lease, RedisEventClaims, run_lease_key
-from codreamer.runs.webhook_tasks import DELIVER_TASK, WebhookTasks, deliver_task
+from codreamer.runs.webhook_tasks import (
+    DELIVER_TASK,
+    MAX_DELIVERY_RETRIES,
+    WebhookTasks,
+    deliver_task,
+)
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +71,15 @@ def make_celery(settings: Settings) -> Any:
     app.task(name=RUN_TASK, bind=True, acks_late=True, reject_on_worker_lost=True)(run_task)
     # A delivery whose worker died mid-attempt goes back to the queue; its claim in
     # Redis expires, and the task (or a duplicate) finds the event as the outbox says.
-    app.task(name=DELIVER_TASK, bind=True, acks_late=True, reject_on_worker_lost=True)(deliver_task)
+    # The outbox's schedule bounds the attempts (100 at most); Celery's own default of
+    # 3 retries would cut a chain short and leave the event to the safety net.
+    app.task(
+        name=DELIVER_TASK,
+        bind=True,
+        acks_late=True,
+        reject_on_worker_lost=True,
+        max_retries=MAX_DELIVERY_RETRIES,
+    )(deliver_task)
     return app
 
 

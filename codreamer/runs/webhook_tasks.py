@@ -53,6 +53,9 @@ DELIVER_TASK = "codreamer.deliver_webhook"
 # Room for an ETA task to start late (a busy pool, a worker restarting) before a
 # dispatcher enqueues the same attempt again (harmless, but a wasted task).
 EARLY_SLACK_S = 0.05
+# Retries of one task chain (one per attempt, plus a few early starts); the schedule
+# allows 100 attempts at most. Past it the task fails and the dispatchers take over.
+MAX_DELIVERY_RETRIES = 1000
 
 
 def queued_key(run_id: str, webhook_id: str, attempts: int) -> str:
@@ -166,7 +169,7 @@ def deliver_task(task: Any, run_id: str, webhook_id: str, attempts: int | None =
         # again when due, if soon. A task for an attempt already made is stale: the
         # sender that made it scheduled the next one.
         if ev.attempts == attempts and delay <= grace_s(settings):
-            raise task.retry(countdown=delay, max_retries=None)
+            raise task.retry(countdown=delay)
         return "not_due"
     if step.kind != "sent":
         return step.kind  # settled, missing, or another sender holds it (and records)
@@ -179,4 +182,4 @@ def deliver_task(task: Any, run_id: str, webhook_id: str, attempts: int | None =
     tasks = WebhookTasks(task.app, settings, client)
     if not tasks.mark(run_id, webhook_id, ev.attempts, delay):
         return "pending: already scheduled"
-    raise task.retry(args=[run_id, webhook_id, ev.attempts], countdown=delay, max_retries=None)
+    raise task.retry(args=[run_id, webhook_id, ev.attempts], countdown=delay)
