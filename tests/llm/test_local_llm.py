@@ -50,7 +50,9 @@ pytestmark = [
 # Small on purpose: a 135M model rambles until max_tokens when it does not call a tool.
 ENV = {
     "CODREAMER_LLM_MAX_TOKENS": "96",
-    "CODREAMER_JUDGE_MAX_TOKENS": "700",
+    # Ten criteria of short reasons; a small model pads its JSON with whitespace, and
+    # 700 tokens cut it off mid-object once `fit` joined the criteria.
+    "CODREAMER_JUDGE_MAX_TOKENS": "1024",
     "CODREAMER_LLM_CONCURRENCY": "1",
     "CODREAMER_LLM_TIMEOUT": "300",
     "CODREAMER_LLM_MAX_RETRIES": "1",
