@@ -315,8 +315,11 @@ class ScenarioFeatures:
                 if not shared:
                     out.append(0.0)
                     continue
-                total = sum(idf.get(w, 0.0) for w in field)
-                got = sum(idf[w] for w in shared)
+                # Sorted: a set's order follows the process's string hashing, and a
+                # float sum in another order differs in the last bit (runs must be
+                # byte-identical across processes).
+                total = sum(idf.get(w, 0.0) for w in sorted(field))
+                got = sum(idf[w] for w in sorted(shared))
                 by_share = got / (_COVER_FULL * total) if total else 0.0
                 # Short fields (a title, an industry) keep the plain count.
                 by_count = len(shared) / _FULL_MATCH[f]
