@@ -97,9 +97,9 @@ FIT_FRAME = 0.30
 # Body words (zero at or below, ideal from, ideal to, zero at or above) by seniority:
 # the more senior, the less they read.
 FIT_WORDS_BAND = {
-    "executive": (20, 45, 95, 175),
-    "director": (20, 50, 115, 200),
-    "manager": (25, 60, 135, 230),
+    "executive": (20, 50, 120, 200),
+    "director": (20, 55, 130, 220),
+    "manager": (25, 60, 140, 240),
     "individual": (30, 70, 150, 260),
 }
 FIT_REGISTER_MISMATCH = 0.35  # "Hi Sam," to a formal reader, "Dear Dr Lee," to a peer
