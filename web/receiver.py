@@ -50,6 +50,17 @@ async def receive_webhook(request: Request) -> JSONResponse:
     body = await read_capped_body(request, ctx.settings.max_body_bytes)
     headers = request.headers
 
+    if ctx.verifier is None and ctx.settings.auth_required:
+        # Behind a password, an unsigned result could come from anyone who can reach
+        # the port (curl sends no Origin): only the backend, which signs, may post.
+        return JSONResponse(
+            {
+                "detail": "this dashboard has a password, so it takes only signed webhooks: "
+                "set the same CODREAMER_WEBHOOK_SECRET on the backend and here "
+                "(`codreamer serve` sets one for the pair by itself)"
+            },
+            status_code=401,
+        )
     if ctx.verifier is not None:
         try:
             ctx.verifier.verify(body, dict(headers))

@@ -169,8 +169,10 @@ def test_backend_key_without_dashboard_password_locks_everything(
         assert "CODREAMER_WEB_PASSWORD" in page and 'id="generate"' not in page
         assert backend not in page  # the backend's address is not shown either
         assert paths == []  # nothing reached the protected backend
-        # The receiver is the backend's to use: it still works (its data stays private).
-        assert dash.post(make_payload()).status_code == 200
+        # The receiver is the backend's to use, and behind auth only signed: an unsigned
+        # post (anyone who can reach the port) is refused, naming the secret to set.
+        r = dash.post(make_payload())
+        assert r.status_code == 401 and "CODREAMER_WEBHOOK_SECRET" in r.json()["detail"]
         assert "Quick note" not in dash.http.get("/").text
 
 
@@ -230,6 +232,17 @@ def test_wrong_passwords_are_rate_limited(start_dashboard: Start) -> None:
     ]
     assert codes[:10] == [401] * 10 and codes[10:] == [429, 429]
     assert dash.http.post("/api/login", json={"password": PASSWORD}).status_code == 429
+
+
+def test_behind_a_password_only_signed_webhooks_are_taken(
+    start_dashboard: Start, make_payload: Make
+) -> None:
+    import json
+
+    dash = start_dashboard(password=PASSWORD)
+    r = dash.http.post("/api/final-email", content=json.dumps(make_payload()),
+                       headers={"Content-Type": "application/json"})  # fmt: skip
+    assert r.status_code == 401 and "CODREAMER_WEBHOOK_SECRET" in r.json()["detail"]
 
 
 def test_no_password_no_key_is_open_locally(start_dashboard: Start) -> None:
