@@ -488,15 +488,21 @@ def compose_email(
         lead = _pick(_OPEN[(angle, register)], key, "open").format(
             what=what, peers=peers, where=where
         )
-        fact = paraphrase(store.content(facts[0]), length)
-        fact = paraphrase(store.content(facts[0]), length)
+        # The customer's job describes the product's customers in general; told to one
+        # of them it explains their own business back to them. When the walk has a
+        # step after it, the email opens on that step (the judge takes the job as
+        # implicit in every argument).
+        skip = 1 if facts[0] == CUSTOMER_JOB and len(facts) > 1 else 0
+        fact = paraphrase(store.content(facts[skip]), length)
         paras.append(f"{lead} {lowered(fact)}" if fact else lead)
+    else:
+        skip = 0
 
     # Further facts: one sentence each, the edge's rationale as the reasoning.
     steps: list[str] = []
     step_wordings = _STEP[angle]
     start = _index(len(step_wordings), key, "step")
-    for i, nid in enumerate(facts[1:], start=1):
+    for i, nid in enumerate(facts[1 + skip :], start=1 + skip):
         fact = paraphrase(store.content(nid), length)
         if not fact:
             continue

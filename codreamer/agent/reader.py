@@ -31,18 +31,18 @@ _FUNCTION_WORDS = (
         "technical",
         r"\b(engineer\w*|technolog\w*|cto|cio|it|data|platform|software|devops|"
         r"ml|ai|machine learning|architect\w*|developer|digital|systems?|security|research\w*|"
-        r"scientist)\b",
+        r"scientist|analytic\w*|analyst|bi|business intelligence|insights?)\b",
     ),
     (
         "operations",
         r"\b(operations?|logistics|supply|fleet|dispatch|warehouse|coo|maintenance|"
         r"transport\w*|distribution|procurement|production|plant)\b",
     ),
-    ("finance", r"\b(financ\w*|cfo|controller|accounting|treasur\w*|budget)\b"),
+    ("finance", r"\b(financ\w*|finops|cfo|controller|accounting|treasur\w*|budget)\b"),
     (
         "compliance",
         r"\b(quality|safety|compliance|audit\w*|risk|regulat\w*|legal|counsel|"
-        r"assurance|qa)\b",
+        r"assurance|qa|privacy|protection|gdpr)\b",
     ),
     (
         "commercial",

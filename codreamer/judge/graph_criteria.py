@@ -271,7 +271,11 @@ def argument(index: GraphIndex, cites: Citations, email: EmailText) -> tuple[flo
         if bridges:
             what += f" ({bridges} step(s) skipped)"
         # The body should tell the steps in the chain's order (the job may stay implicit).
-        steps = [n for n in path if n != CUSTOMER_JOB or cites.coverage.get(n, 0.0) > 0]
+        # A faint trace of the job's words somewhere is not telling it: only a job the
+        # body supports takes a place in the order.
+        steps = [
+            n for n in path if n != CUSTOMER_JOB or cites.coverage.get(n, 0.0) >= GROUND_SUPPORT
+        ]
         pos = [p for n in steps if (p := _position(index, n, email)) is not None]
         if len(pos) >= 2:
             ordered = sum(1 for a, b in zip(pos, pos[1:], strict=False) if a <= b)
