@@ -135,10 +135,14 @@ def test_foreign_page_cannot_write(browser: Any, tmp_path: Path, protected: bool
             state = page.evaluate("fetch('/api/state').then(r => r.json())")
             assert state["latest"] is None and state["active_run_id"] is None, state
 
-            # Control: the same writes from the dashboard's own page go through.
+            # Control: the same writes from the dashboard's own page go through; behind
+            # a password only a signed webhook is taken, even from its own page.
             status = page.evaluate(OWN_POST, ["/api/final-email", json.dumps(WEBHOOK)])
-            assert status == 200
-            page.wait_for_selector("#email-subject:has-text('Forged result')")
+            if protected:
+                assert status == 401
+            else:
+                assert status == 200
+                page.wait_for_selector("#email-subject:has-text('Forged result')")
             started = page.evaluate(OWN_POST, ["/api/generate", '{"iterations": 1, "depth": 1}'])
             assert started == 202
             assert httpx.get(f"{api.url}/runs", headers=auth, timeout=10).json()["count"] == 1
