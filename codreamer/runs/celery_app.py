@@ -19,6 +19,7 @@ import logging
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -176,8 +177,6 @@ def run_worker(
     thread pool, a child of this one: a prefork slot busy with a run for minutes
     must not hold back a POST, and deliveries are I/O. `--queues` naming only the
     webhook queue starts just that thread-pool worker."""
-    from celery.signals import worker_ready, worker_shutdown
-
     hooks_q = settings.celery_webhook_queue
     wanted = [q.strip() for q in (queues or f"{settings.celery_queue},{hooks_q}").split(",")]
     run_queues = [q for q in wanted if q and q != hooks_q]
@@ -188,29 +187,21 @@ def run_worker(
     # Imported once here, before the pool forks: every run starts warm.
     import codreamer.loop.learn_loop  # noqa: F401
     import codreamer.runs.execute  # noqa: F401
-    from codreamer.runs.cluster import ClusterServices
 
     app = make_celery(settings)
-    started: list[ClusterServices] = []
     companion: list[subprocess.Popen[bytes]] = []
     if hooks_q in wanted:
         companion.append(_start_companion(hooks_q, loglevel))
 
-    @worker_ready.connect(weak=False)
-    def _start(**_: Any) -> None:
-        if services:
-            started.append(ClusterServices(settings, app).start())
-
-    @worker_shutdown.connect(weak=False)
-    def _stop(**_: Any) -> None:
-        for s in started:
-            s.stop()
+    def _stop_companions() -> None:
         for proc in companion:  # a warm shutdown for it too: attempts in flight finish
             proc.terminate()
             try:
                 proc.wait(settings.webhook_timeout_s + 5)
             except subprocess.TimeoutExpired:
                 proc.kill()
+
+    _with_services(settings, app, services, on_stop=_stop_companions)
 
     argv = [
         "worker",
@@ -226,6 +217,30 @@ def run_worker(
     app.worker_main(argv)
 
 
+def _with_services(
+    settings: Settings, app: Any, services: bool, on_stop: Callable[[], None] | None = None
+) -> None:
+    """Start the store-wide services (webhook dispatcher, lease reaper) when the worker is
+    ready, if asked, and stop them (then `on_stop`) when it shuts down."""
+    from celery.signals import worker_ready, worker_shutdown
+
+    from codreamer.runs.cluster import ClusterServices
+
+    started: list[ClusterServices] = []
+
+    @worker_ready.connect(weak=False)
+    def _start(**_: Any) -> None:
+        if services:
+            started.append(ClusterServices(settings, app).start())
+
+    @worker_shutdown.connect(weak=False)
+    def _stop(**_: Any) -> None:
+        for s in started:
+            s.stop()
+        if on_stop is not None:
+            on_stop()
+
+
 def _start_companion(queue: str, loglevel: str) -> subprocess.Popen[bytes]:
     """The thread-pool worker for the webhook queue, in this worker's process group
     (killed with it) and watching it (exits if this process dies alone)."""
@@ -237,25 +252,12 @@ def _start_companion(queue: str, loglevel: str) -> subprocess.Popen[bytes]:
 def _run_webhook_worker(
     settings: Settings, concurrency: int | None, loglevel: str, services: bool
 ) -> None:
-    from celery.signals import worker_ready, worker_shutdown
-
-    from codreamer.runs.cluster import ClusterServices
     from codreamer.runs.process import exit_with_parent
 
     app = make_celery(settings)
-    started: list[ClusterServices] = []
     if not services:
         exit_with_parent()  # a companion never outlives the worker that started it
-
-    @worker_ready.connect(weak=False)
-    def _start(**_: Any) -> None:
-        if services:
-            started.append(ClusterServices(settings, app).start())
-
-    @worker_shutdown.connect(weak=False)
-    def _stop(**_: Any) -> None:
-        for s in started:
-            s.stop()
+    _with_services(settings, app, services)
 
     app.worker_main(
         [
