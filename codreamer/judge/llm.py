@@ -3,9 +3,9 @@
 One structured-output call per email (`response_format: json_schema`, strict),
 a group's emails judged concurrently (at most `llm_concurrency` at once). The
 model gives each criterion a score in [0, 1] and a reason; the total is
-computed here exactly as the rubric does (weighted mean of the weighted
-criteria times the product of the gates), so an LLM cannot pad its own total
-and rewards stay comparable with the rubric's.
+computed here exactly as the rubric does (`rubric.combine`: the weighted mean
+of the weighted criteria times the gates, relevance from a floor), so an LLM
+cannot pad its own total and rewards stay comparable with the rubric's.
 
 The prompt carries the evidence: each cited node's content, or that it is not
 in the graph, and whether consecutive citations are linked by an edge, so the
@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from codreamer.errors import ConfigError, JudgeError, LLMError
-from codreamer.judge.rubric import GATES, WEIGHTED, RubricWeights
+from codreamer.judge.rubric import GATES, WEIGHTED, RubricWeights, combine
 from codreamer.llm.client import ChatClient
 from codreamer.models import CriterionScore, FinalEmail, Judgement, Scenario
 from codreamer.tracing import op
@@ -217,8 +217,6 @@ class LLMJudge:
                 weight=self.weights.get(name, 0.0),
                 reason=str(item.get("reason") or "")[:500],
             )
-        wsum = sum(self.weights.get(n, 0.0) for n in WEIGHTED)
-        total = sum(criteria[n].score * self.weights.get(n, 0.0) for n in WEIGHTED) / (wsum or 1.0)
-        for gate in GATES:
-            total *= criteria[gate].score
-        return Judgement(total=round(min(1.0, max(0.0, total)), 6), criteria=criteria)
+        scores = {n: c.score for n, c in criteria.items()}
+        total = combine(scores, {n: self.weights.get(n, 0.0) for n in WEIGHTED})
+        return Judgement(total=round(total, 6), criteria=criteria)

@@ -3,24 +3,29 @@
 It measures what makes an outreach email persuasive and sendable, and is built
 so that a template cannot max it:
 
-    argument         0.20  the citations as a set (Customer Job implicit; only those the
+    argument         0.25  the citations as a set (Customer Job implicit; only those the
                            body expresses) connect the customer's job to a Product
                            Feature in the graph, and the body tells the steps in order
-    grounding        0.11  each cited fact is expressed, by meaning (stems + synonym
+    grounding        0.14  each cited fact is expressed, by meaning (stems + synonym
                            concepts); long copied runs cost; invented numbers, customers
                            and results cost
-    relevance        0.21  the supported facts and the body fit the prospect's title,
-                           industry, tech stack and notes (so the best email differs
-                           between prospects)
-    fit              0.17  pitched at the reader (`codreamer.judge.fit`): length by
+    fit              0.22  pitched at the reader (`codreamer.judge.fit`): length by
                            seniority, register, and the frame (what goes wrong, what
                            changes, how it works) the reader's role reads for
-    call_to_action   0.09  one ask, for the goal
-    personalisation  0.08  name, company, their situation, a personal subject
-    concision        0.07  a body a busy reader finishes (50-150 words best)
-    readability      0.07  sentence length, prose, paragraphs, greeting, sign-off
+    call_to_action   0.11  one ask, for the goal
+    personalisation  0.10  name, company, their situation, a personal subject
+    concision        0.09  a body a busy reader finishes (50-150 words best)
+    readability      0.09  sentence length, prose, paragraphs, greeting, sign-off
 
-    total = weighted mean * english * sendability
+    relevance        gate  the supported facts and the body fit the prospect's title,
+                           industry, tech stack and notes (so the best email differs
+                           between prospects)
+
+    total = weighted mean * (0.3 + 0.7 * relevance) * english * sendability
+
+Relevance multiplies rather than adds (`combine`): a reader who does not find
+their own problem in a cold email stops reading however polished it is, so a
+well-formed email about the wrong facts must not keep most of the reward.
 
 `english` is 0 for an empty or non-English email; `sendability` multiplies by
 (1 - cost) for each thing that would stop a person sending it (placeholders, graph
@@ -32,8 +37,8 @@ every number is in `codreamer.judge.bands`.
 
 Without a graph (`store=None`) argument and grounding are not scored (weight 0,
 reason "no graph") and relevance reads the body alone; without a prospect
-profile relevance is not scored; without a title fit is not scored. Weights of
-what is scored are renormalised.
+profile relevance is not scored (its gate is 1); without a title fit is not
+scored. Weights of what is scored are renormalised.
 """
 
 from __future__ import annotations
@@ -50,6 +55,7 @@ from codreamer.judge.bands import (
     GATES,
     GRAPH_CRITERIA,
     PRODUCT_SHOWN,
+    REL_GATE_FLOOR,
     WEIGHTED,
     RubricWeights,
 )
@@ -83,7 +89,33 @@ from codreamer.models import CriterionScore, FinalEmail, Judgement, Scenario, Se
 if TYPE_CHECKING:  # networkx stays out of the import path
     from codreamer.graph.store import GraphStore
 
-__all__ = ["CRITERIA", "GATES", "GRAPH_CRITERIA", "WEIGHTED", "RubricJudge", "RubricWeights"]
+__all__ = [
+    "CRITERIA",
+    "GATES",
+    "GRAPH_CRITERIA",
+    "WEIGHTED",
+    "RubricJudge",
+    "RubricWeights",
+    "combine",
+]
+
+
+def combine(
+    scores: dict[str, float], weights: dict[str, float], unscored: frozenset[str] = frozenset()
+) -> float:
+    """The total from criterion scores, shared by the rubric and the llm judge (so an
+    LLM cannot pad its own total): the weighted mean of the WEIGHTED criteria (weights
+    of what is scored, renormalised) times each gate; relevance gates from
+    REL_GATE_FLOOR up. A gate in `unscored` (relevance with nothing known of the
+    prospect) does not apply."""
+    wsum = sum(weights[n] for n in WEIGHTED) or 1.0
+    total = sum(weights[n] * scores[n] for n in WEIGHTED) / wsum
+    for g in GATES:
+        if g in unscored:
+            continue
+        v = scores[g]
+        total *= REL_GATE_FLOOR + (1.0 - REL_GATE_FLOOR) * v if g == "relevance" else v
+    return clamp(total)
 
 
 # A scenario as the judge uses it: its parsed view, the text and numbers an email
@@ -191,11 +223,12 @@ class RubricJudge:
             product_shown = bool(index.product_names & text.counts.keys()) or any(
                 index.coverage(f, text.concepts) >= PRODUCT_SHOWN for f in index.features
             )
+        unscored: frozenset[str] = frozenset()
         if info.has_profile:
             results["relevance"] = relevance(index, cites, text, info, possible)
         else:
             results["relevance"] = (0.0, "nothing known of the prospect: not scored")
-            weights["relevance"] = 0.0
+            unscored = frozenset({"relevance"})
         fitted = fit(text, who)
         if fitted is None:
             results["fit"] = (0.0, "nothing known of the reader's role: not scored")
@@ -214,8 +247,7 @@ class RubricJudge:
         results["sendability"] = (mult, why)
 
         wsum = sum(weights[n] for n in WEIGHTED) or 1.0
-        quality = sum(weights[n] * results[n][0] for n in WEIGHTED) / wsum
-        total = round(clamp(quality * results["english"][0] * mult), 4)
+        total = round(combine({n: v for n, (v, _) in results.items()}, weights, unscored), 4)
         criteria = {
             n: criterion(
                 round(clamp(results[n][0]), 4),

@@ -11,7 +11,7 @@ import pytest
 from codreamer.agent.compose import ALL_STYLES, compose_email, shortest_path
 from codreamer.graph.store import GraphStore
 from codreamer.judge.rubric import CRITERIA, GATES, WEIGHTED, RubricJudge, RubricWeights
-from codreamer.loaders import load_graph
+from codreamer.loaders import load_graph, load_scenarios
 from codreamer.models import FinalEmail, Prospect, Scenario, Sender
 
 SCENARIO = Scenario(
@@ -159,16 +159,35 @@ def test_loosely_written_llm_citations_resolve(judge: RubricJudge) -> None:
 
 
 def test_composer_output_is_good_but_not_automatically_perfect(
-    synth: GraphStore, sample: GraphStore
+    synth: GraphStore, sample: GraphStore, repo_root: Path
 ) -> None:
-    for store in (synth, sample):
+    cold_chain = load_scenarios(repo_root / "data" / "scenarios.json")[0]
+    for store, sc in ((synth, SCENARIO), (sample, cold_chain)):
         best = max(
-            RubricJudge(store)
-            .judge(compose_email(store, shortest_path(store), SCENARIO, s), SCENARIO)
-            .total
+            RubricJudge(store).judge(compose_email(store, shortest_path(store), sc, s), sc).total
             for s in ALL_STYLES
         )
         assert 0.6 <= best < 0.99
+
+
+def test_relevance_gates_the_total(sample: GraphStore, repo_root: Path) -> None:
+    """A well-written email about a problem the reader does not have is not a good
+    email for them: relevance multiplies the total (from REL_GATE_FLOOR up), so the
+    same email to a prospect whose notes it ignores keeps far less of its reward than
+    a weighted mean would leave it."""
+    scenarios = {s.id: s for s in load_scenarios(repo_root / "data" / "scenarios.json")}
+    judge = RubricJudge(sample)
+    audit = ["Customer Job", "Food Safety Audits", "Manual Temperature Logs",
+             "Product Feature: Audit Reports"]  # fmt: skip
+    qa = scenarios["sunvalley-quality"]  # paper temperature logs for retailer audits
+    finance = scenarios["harborfresh-finance"]  # margins and write-offs
+    email_qa = compose_email(sample, audit, qa)
+    email_fin = compose_email(sample, audit, finance)
+    right, wrong = judge.judge(email_qa, qa), judge.judge(email_fin, finance)
+    assert right.criteria["relevance"].score > wrong.criteria["relevance"].score + 0.3
+    # Polish is alike (same facts, same style); relevance alone sets them apart.
+    assert wrong.total < 0.8 * right.total
+    assert right.criteria["relevance"].weight == 0.0  # a gate, reported like the others
 
 
 def test_a_bare_list_of_facts_scores_low(synth: GraphStore) -> None:
@@ -480,7 +499,7 @@ def test_reasons_are_reproducible_across_processes(weave: GraphStore) -> None:
         "sys.path.insert(0, 'tests/judge')\n"
         "import test_rubric as t\n"
         "from codreamer.judge.rubric import RubricJudge\n"
-        "from codreamer.loaders import load_graph\n"
+        "from codreamer.loaders import load_graph, load_scenarios\n"
         "j = RubricJudge(load_graph(sys.argv[1]))\n"
         "bad = t._with(t.GOOD, 'Would you be open', 'Act now, this is your last chance and it is urgent. Would you be open')\n"
         "print(json.dumps([j.judge(e, t.SCENARIO).model_dump() for e in (t.GOOD, bad)]))\n"
