@@ -151,9 +151,9 @@ _STEP = {
     ),
     "outcome": (
         "This is where the savings are:",
-        "Fixing this pays off, because:",
-        "The gain starts here:",
-        "Worth winning back:",
+        "This is the part worth improving:",
+        "Here is where better results start:",
+        "There is time to win back here:",
         "Where your team could get hours back:",
     ),
     "how": (
@@ -474,7 +474,9 @@ def compose_email(
     angle, register = ANGLES[style.angle], REGISTERS[style.register]
     length, ask = style.length, ASKS[style.ask]
     key = f"{prospect.name}|{company}|{'/'.join(path)}"
-    seller = (sender.company or "").strip() or "our team"
+    # Without a sender company the product paragraph names the product's role, not
+    # a vague "our team" (which read as if a consultancy were writing).
+    seller = (sender.company or "").strip() or "our product"
 
     reaches_pf = bool(path) and is_product_feature(path[-1])
     facts = path[:-1] if reaches_pf and len(path) > 1 else ([] if reaches_pf else path)
