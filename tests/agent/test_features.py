@@ -39,6 +39,22 @@ def test_seniority_and_function_from_the_title() -> None:
     assert ctx["individual"] == 1.0 and ctx["technical"] == 1.0
 
 
+def test_the_register_convention_is_an_input_of_its_own() -> None:
+    """A FinOps manager shares "finance" with a CFO but is written to as a peer: the
+    style heads see the convention itself, not only the seniority and function it
+    follows from."""
+
+    def ctx(title: str) -> dict[str, float]:
+        return dict(zip(STYLE_CONTEXT, prospect_context(_sc("", title)), strict=True))
+
+    cfo, finops = ctx("Chief Financial Officer"), ctx("FinOps Manager")
+    assert cfo["finance"] == finops["finance"] == 1.0
+    assert (cfo["expects_formal"], cfo["expects_peer"]) == (1.0, 0.0)
+    assert (finops["expects_formal"], finops["expects_peer"]) == (0.0, 1.0)
+    neither = ctx("Director of Logistics")  # a director in an informal industry: either
+    assert neither["expects_formal"] == neither["expects_peer"] == 0.0
+
+
 def test_valuing_relevance_walks_each_prospect_to_its_own_argument(repo_root: Path) -> None:
     """No per-node parameters: the same weights give different walks for different notes,
     on any graph."""

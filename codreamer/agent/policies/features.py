@@ -57,6 +57,13 @@ STYLE_CONTEXT = (
     "has_notes",
     "has_stack",
     "formal_industry",
+    # The register convention (reader.formal): a formal industry or a non-technical
+    # executive is written to formally, technical people and managers as peers.
+    # Seniority and industry imply it only jointly, which four training prospects
+    # cannot pin down for a linear head ("finance" learned from a CFO would make a
+    # FinOps manager formal too).
+    "expects_formal",
+    "expects_peer",
     "walk_hops",  # last: filled per walk
 )
 STYLE_HEADS = STYLE_CHOICES  # (head, number of options)
@@ -217,7 +224,8 @@ def tokens(text: str) -> frozenset[str]:
 
 def prospect_context(scenario: Scenario) -> np.ndarray:
     """psi without the walk: bias, one-hot seniority, function flags, notes/stack present,
-    a formal industry (the reader as `codreamer.agent.reader` sees them)."""
+    a formal industry, the register expected (the reader as `codreamer.agent.reader`
+    sees them)."""
     p = scenario.prospect
     who = reader(p.title, p.industry)
     psi = np.zeros(len(STYLE_CONTEXT))
@@ -230,6 +238,8 @@ def prospect_context(scenario: Scenario) -> np.ndarray:
     )
     psi[STYLE_CONTEXT.index("has_stack")] = 1.0 if p.tech_stack else 0.0
     psi[STYLE_CONTEXT.index("formal_industry")] = 1.0 if who.formal_industry else 0.0
+    psi[STYLE_CONTEXT.index("expects_formal")] = 1.0 if who.formal is True else 0.0
+    psi[STYLE_CONTEXT.index("expects_peer")] = 1.0 if who.formal is False else 0.0
     return psi
 
 
