@@ -148,12 +148,10 @@ def sentences(body: str) -> list[Sentence]:
             merged = [line]
         for text in merged:
             toks = TOKEN.findall(text.lower())
-            cs = {known.get(t, "") for t in toks}
-            if "" in cs:  # a word not seen before: work out its concept once
-                cs = concepts_of_tokens(toks)
-            else:
-                cs.discard(None)  # type: ignore[arg-type]
-            out.append(Sentence(text, toks, cs, para, line_no))  # type: ignore[arg-type]
+            seen = {known.get(t, "") for t in toks}
+            # "" marks a word not seen before: work out its concepts once.
+            cs = concepts_of_tokens(toks) if "" in seen else {c for c in seen if c}
+            out.append(Sentence(text, toks, cs, para, line_no))
         line_no += 1
     return out
 

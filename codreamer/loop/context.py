@@ -27,7 +27,7 @@ from codreamer.loop.status import RunMeta
 from codreamer.models import Scenario, WebhookPayload
 from codreamer.train.base import Trainer, make_trainer
 
-WebhookSink = Callable[[WebhookPayload], None]
+WebhookSink = Callable[[WebhookPayload], object]  # what it returns is not used
 StopCheck = Callable[[], bool]
 
 

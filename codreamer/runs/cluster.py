@@ -231,7 +231,8 @@ class CeleryExecutor:
         return 0
 
     def snapshot(self) -> dict[str, Any]:
-        active, queued = [], []
+        active: list[str] = []
+        queued: list[str] = []
         for raw in self.client.smembers(LIVE_SET):
             run_id = raw.decode() if isinstance(raw, bytes) else str(raw)
             (active if self.client.exists(run_lease_key(run_id)) else queued).append(run_id)

@@ -354,7 +354,9 @@ def _with_call_ids(choice: dict[str, Any], calls: list[ToolCall]) -> dict[str, A
     """The raw choice with its tool calls' ids replaced by ours (a copy), so the
     choice kept for training matches the history's tool messages."""
     msg = choice.get("message")
-    raw = msg.get("tool_calls") if isinstance(msg, dict) else None
+    if not isinstance(msg, dict):
+        return choice
+    raw = msg.get("tool_calls")
     if not isinstance(raw, list) or not calls:
         return choice
     dicts = [tc for tc in raw if isinstance(tc, dict)]
