@@ -129,12 +129,19 @@ def rollout(
     meta: TrajectoryMeta,
     *,
     greedy: bool = False,
+    style_rng: np.random.Generator | None = None,
 ) -> Trajectory:
+    """One rollout. `style_rng`, for the embedded policy only, draws how to write
+    from a stream of its own (see EmbeddedPolicy.rollout_group)."""
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": env.system_prompt(policy.system_prompt())},
         {"role": "user", "content": env.user_prompt()},
     ]
-    session = policy.start(env, rng, greedy)
+    session = (
+        policy.start(env, rng, greedy)
+        if style_rng is None
+        else policy.start(env, rng, greedy, style_rng=style_rng)  # type: ignore[call-arg]
+    )
     logprobs: list[float] = []
     decisions: list[Any] = []
     errors: list[str] = []

@@ -1,7 +1,14 @@
 """GRPO for the embedded policy (DESIGN §3, after DeepSeekMath, outcome supervision).
 
-Per group: advantage A_i = (r_i - mean) / (std + eps), shared by every decision
-of trajectory i. Objective per decision: the clipped surrogate
+Per group: advantage A_i = (r_i - mean) / (std + eps), shared by every walk
+decision of trajectory i. A style decision (how to write, taken after the walk)
+is credited against the rollouts of its group that walked the same facts,
+A_i = (r_i - mean over those) / (std + eps), when there are at least two: a
+baseline may depend on what was decided before the decision it scores without
+biasing that decision's gradient, and this one takes the walk's share out of the
+reward, which would otherwise drown the style's (relevance gates the reward, so
+walks differ by far more than styles do; the embedded policy pairs rollouts on
+one walk so that such peers exist). Objective per decision: the clipped surrogate
 min(rho * A, clip(rho, 1 - eps, 1 + eps) * A) minus beta * KL(pi || pi_ref)
 (the unbiased k3 estimator), averaged over a trajectory's decisions and then
 over trajectories; maximised by Adam for `mu` inner epochs. Gradients are
@@ -75,6 +82,26 @@ def group_advantages(rewards: list[float], eps: float) -> np.ndarray | None:
     return (r - r.mean()) / (r.std() + eps)
 
 
+def same_walk_advantages(
+    rewards: list[float], walks: list[tuple[str, ...]], group_adv: np.ndarray, eps: float
+) -> np.ndarray:
+    """Advantages for the style decisions: against the mean of the group's rollouts
+    that cited the same walk (scaled by the group's std, as `group_advantages`); a
+    walk no other rollout took keeps its group advantage."""
+    r = np.asarray(rewards, dtype=float)
+    scale = r.std() + eps
+    out = np.array(group_adv, dtype=float, copy=True)
+    by_walk: dict[tuple[str, ...], list[int]] = {}
+    for i, w in enumerate(walks):
+        by_walk.setdefault(w, []).append(i)
+    for members in by_walk.values():
+        if len(members) >= 2:
+            base = float(r[members].mean())
+            for i in members:
+                out[i] = (r[i] - base) / scale
+    return out
+
+
 class GRPOTrainer:
     """The `grpo` trainer: Adam state and reference parameters, checkpointed."""
 
@@ -112,24 +139,29 @@ def grpo_update(
     adam: AdamState,
     theta_ref: np.ndarray,
 ) -> dict[str, float]:
-    batch: list[tuple[list[Any], float, list[float], list[float]]] = []
+    batch: list[tuple[list[Any], list[float], list[float], list[float]]] = []
     skipped = 0
     for group in groups:
         rewards = [t.reward for t in group]
         if any(r is None for r in rewards):
             skipped += 1
             continue
-        adv = group_advantages([float(r) for r in rewards if r is not None], cfg.advantage_eps)
+        rs = [float(r) for r in rewards if r is not None]
+        adv = group_advantages(rs, cfg.advantage_eps)
         if adv is None:
             skipped += 1
             continue
-        for traj, a in zip(group, adv, strict=True):
+        walks = [tuple(t.final_email.citations) for t in group]
+        style_adv = same_walk_advantages(rs, walks, adv, cfg.advantage_eps)
+        for traj, a, a_style in zip(group, adv, style_adv, strict=True):
             ds = traj.decisions
             if not ds:
                 continue
             old = [d.logprob for d in ds]
             ref = [policy.logprob_and_dlogits(d, theta_ref)[0] for d in ds] if cfg.beta > 0 else old
-            batch.append((ds, float(a), old, ref))
+            # Walk decisions ("node") take the group advantage; style heads, the walk's.
+            advs = [float(a) if d.head == "node" else float(a_style) for d in ds]
+            batch.append((ds, advs, old, ref))
     stats: dict[str, float] = {
         "groups": float(len(groups)),
         "skipped_groups": float(skipped),
@@ -146,9 +178,9 @@ def grpo_update(
         grad = np.zeros_like(policy.theta)
         objective = kl_sum = 0.0
         clipped = total = 0
-        for decisions, a, old, ref in batch:
+        for decisions, advs, old, ref in batch:
             scale = 1.0 / (len(decisions) * n)
-            for d, lp_old, lp_ref in zip(decisions, old, ref, strict=True):
+            for d, a, lp_old, lp_ref in zip(decisions, advs, old, ref, strict=True):
                 lp, dlogits = policy.logprob_and_dlogits(d, policy.theta)
                 ratio = math.exp(lp - lp_old)
                 unclipped = ratio * a

@@ -18,7 +18,7 @@ from codreamer.graph.store import GraphStore
 from codreamer.loaders import load_scenarios
 from codreamer.train.base import make_trainer
 from codreamer.train.config import GRPOConfig
-from codreamer.train.grpo import GRPOTrainer, group_advantages
+from codreamer.train.grpo import GRPOTrainer, group_advantages, same_walk_advantages
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -44,6 +44,38 @@ def test_advantages_normalised_and_constant_groups_skipped() -> None:
     assert adv[0] < 0 < adv[2]
     assert group_advantages([0.5, 0.5, 0.5], 1e-4) is None  # never divides by zero
     assert group_advantages([0.5], 1e-4) is None
+
+
+def test_style_decisions_are_credited_against_the_same_walk() -> None:
+    """Two walks, two rollouts each, plus one walk taken once. Walk A's rollouts
+    score alike, so their styles earn nothing even though A beats the group mean;
+    walk B's better-written rollout earns what it gained over its twin; the lone
+    walk keeps its group advantage."""
+    rewards = [0.9, 0.9, 0.3, 0.5, 0.6]
+    walks = [("cj", "a", "pf"), ("cj", "a", "pf"), ("cj", "b", "pf"), ("cj", "b", "pf"), ("cj",)]
+    group = group_advantages(rewards, 1e-4)
+    assert group is not None and group[0] > 0
+    style = same_walk_advantages(rewards, walks, group, 1e-4)
+    std = float(np.std(rewards)) + 1e-4
+    assert style[0] == style[1] == 0.0
+    assert style[2] == pytest.approx(-0.1 / std) and style[3] == pytest.approx(0.1 / std)
+    assert style[4] == group[4]
+
+
+def test_embedded_groups_pair_rollouts_on_one_walk(setup) -> None:
+    """Members 2k and 2k+1 of an embedded group walk alike and choose their styles
+    apart, so the style heads get like-for-like comparisons; pairs differ."""
+    store, _, env = setup
+    policy = EmbeddedPolicy(store)
+    metas = [TrajectoryMeta(trajectory_id=f"t{j}", scenario_id="s", iteration=1) for j in range(16)]
+    group = policy.rollout_group(env, np.random.default_rng(3), metas)
+    walks = [tuple(t.final_email.citations) for t in group]
+    styles = [t.metadata.style for t in group]
+    assert all(walks[j] == walks[j + 1] for j in range(0, 16, 2))
+    assert len(set(walks[0::2])) > 1  # pairs explore different walks
+    assert any(styles[j] != styles[j + 1] for j in range(0, 16, 2))
+    again = policy.rollout_group(env, np.random.default_rng(3), metas)
+    assert [t.final_email for t in again] == [t.final_email for t in group]  # reproducible
 
 
 def test_equal_reward_groups_are_counted_and_leave_policy_unchanged(setup) -> None:

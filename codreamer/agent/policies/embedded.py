@@ -38,7 +38,8 @@ from codreamer.agent.policies.features import (
     tokens,
 )
 from codreamer.agent.policies.session import EmbeddedSession
-from codreamer.agent.rollout import RolloutEnv
+from codreamer.agent.rollout import RolloutEnv, rollout
+from codreamer.agent.trajectory import Trajectory, TrajectoryMeta
 from codreamer.graph.store import GraphStore
 from codreamer.models import Scenario, Sender
 
@@ -192,8 +193,41 @@ class EmbeddedPolicy(PolicyBase):
         d.logprob = (z[k] - m) - math.log(total)
         return d
 
-    def start(self, env: RolloutEnv, rng: np.random.Generator, greedy: bool) -> EmbeddedSession:
-        return EmbeddedSession(self, env, rng, greedy)
+    def start(
+        self,
+        env: RolloutEnv,
+        rng: np.random.Generator,
+        greedy: bool,
+        style_rng: np.random.Generator | None = None,
+    ) -> EmbeddedSession:
+        return EmbeddedSession(self, env, rng, greedy, style_rng)
+
+    def rollout_group(
+        self,
+        env: RolloutEnv,
+        rng: np.random.Generator,
+        metas: list[TrajectoryMeta],
+        greedy: bool = False,
+    ) -> list[Trajectory]:
+        """Paired rollouts: members 2k and 2k+1 of a group walk alike (one walk
+        generator for the pair) and choose how to write independently. Which facts
+        an email uses moves the reward far more than how it is written (relevance
+        gates the reward), so with every member walking its own way the style heads
+        learn from noise; a pair that differs only in style gives them a clean
+        comparison (the trainer credits style decisions against rollouts of the same
+        walk). Half as many distinct walks per group is the price."""
+        seeds = rng.integers(0, 2**63 - 1, size=(len(metas) + 1) // 2)
+        return [
+            rollout(
+                self,
+                env,
+                np.random.default_rng(int(seeds[j // 2])),
+                m,
+                greedy=greedy,
+                style_rng=rng,
+            )
+            for j, m in enumerate(metas)
+        ]
 
     # -- persistence ----------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:

@@ -37,11 +37,17 @@ class EmbeddedSession:
     """One rollout of the embedded policy: walk, then choose a style and compose."""
 
     def __init__(
-        self, policy: EmbeddedPolicy, env: RolloutEnv, rng: np.random.Generator, greedy: bool
+        self,
+        policy: EmbeddedPolicy,
+        env: RolloutEnv,
+        rng: np.random.Generator,
+        greedy: bool,
+        style_rng: np.random.Generator | None = None,
     ) -> None:
         self.p = policy
         self.env = env
-        self.rng = rng
+        self.rng = rng  # the walk's choices
+        self.style_rng = style_rng or rng  # how to write
         self.greedy = greedy
         self.features = policy.scenario_features(env.scenario, env.sender)
         self.path: list[str] = []
@@ -146,7 +152,7 @@ class EmbeddedSession:
         for head, _n in STYLE_HEADS:
             d = Decision(head=head, chosen=-1, logprob=0.0, key=(head, id(self.features), hops))
             d.x = ctx
-            self.p.choose(d, self.rng, self.greedy)
+            self.p.choose(d, self.style_rng, self.greedy)
             choice[head] = d.chosen
             decisions.append(d)
             lp += d.logprob
