@@ -250,3 +250,27 @@ def test_learn_loop_imports_no_server_or_terminal_stack(tmp_path: Path) -> None:
     )
     assert out.returncode == 0, out.stderr
     assert "HEAVY=\n" in out.stdout, out.stdout
+
+
+def test_evaluate_prints_each_prospect_s_email(tmp_path: Path, shared_kg: Path) -> None:
+    """A run on a graph of one's own with two prospects and none held out: `evaluate`
+    reports on the training prospects and prints each one's email."""
+    import os
+
+    env = {**os.environ, "CODREAMER_RESULTS_DIR": str(tmp_path / "results")}
+    cmd = [sys.executable, "-m", "codreamer.cli", "learn-loop", "2", "--json", "--group-size", "4"]
+    prospects = json.loads(
+        (REPO / "benchmarks" / "prospects" / "synthetic-data-16.json").read_text()
+    )
+    two = tmp_path / "two.json"
+    two.write_text(json.dumps(prospects["train"][:2]))
+    cmd += ["--graph", str(shared_kg / "synthetic-data-16.json"), "--scenario", str(two)]
+    out = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    run_id = json.loads(out.stdout.strip().splitlines()[-1])["run_id"]
+    cmd = [sys.executable, "-m", "codreamer.cli", "evaluate", "--run", run_id]
+    out = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("2 training scenarios  mean reward ")
+    assert out.stdout.count("\nSubject: ") == 2
+    assert "Nadia" in out.stdout and "Jonas" in out.stdout

@@ -165,7 +165,10 @@ class RunStatus(BaseModel):
     metrics: dict[str, Any] = Field(default_factory=dict)
     latest_email: dict[str, Any] | None = None
     eval: dict[str, Any] | None = Field(
-        None, description="Step 5's EvalReport on held-out scenarios, once the run has one."
+        None,
+        description="Step 5's EvalReport, once the run has one: on the held-out scenarios, "
+        "or (split 'training') on the training prospects of a run with several and none "
+        "held out; each result carries its email.",
     )
     error: str | None = None
     queue_position: int | None = None

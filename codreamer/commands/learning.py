@@ -135,11 +135,16 @@ def evaluate_cmd(
     run: Annotated[str, typer.Option("--run", help="The run whose final policy to evaluate.")],
     scenario: Annotated[
         list[str] | None,
-        typer.Option("--scenario", help="Scenario ids or files (default: held-out)."),
+        typer.Option(
+            "--scenario",
+            help="Scenario ids or files (default: the held-out ones; without any, the "
+            "training prospects).",
+        ),
     ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Step 5: the run's policy on held-out scenarios (mean reward, pass rate, criteria)."""
+    """Step 5: the run's policy on held-out scenarios (mean reward, pass rate, criteria,
+    each prospect's email)."""
     import json as _json
 
     from codreamer.commands.runner import evaluate_run
@@ -153,8 +158,11 @@ def evaluate_cmd(
         typer.echo(_json.dumps(report.model_dump(), ensure_ascii=False))
         return
     typer.echo(
-        f"{report.scenarios} scenarios  mean reward {report.mean_reward:.3f}  "
-        f"pass rate {report.pass_rate:.0%} (>= {report.pass_threshold})"
+        f"{report.scenarios} {report.split.replace('_', '-')} scenarios  mean reward "
+        f"{report.mean_reward:.3f}  pass rate {report.pass_rate:.0%} (>= {report.pass_threshold})"
     )
     for name, v in report.criteria_means.items():
         typer.echo(f"  {name:<18} {v:.3f}")
+    for r in report.results:
+        typer.echo(f"\n{r.scenario_id}  reward {r.reward:.3f}  cites {', '.join(r.citations)}")
+        typer.echo(f"Subject: {r.subject}\n{r.body}")

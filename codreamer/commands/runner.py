@@ -256,7 +256,8 @@ def summarize(
 
 
 def evaluate_run(run_id: str, scenario_args: list[str]) -> EvalReport:
-    """Evaluate a run's last checkpoint on scenarios (default: its held-out ones)."""
+    """Evaluate a run's last checkpoint on scenarios (default: its held-out ones; a run
+    with none, on its training prospects)."""
     from codreamer.agent.tools import AgentTools
     from codreamer.errors import RunNotFoundError
     from codreamer.graph.schema import parse_graph
@@ -280,12 +281,21 @@ def evaluate_run(run_id: str, scenario_args: list[str]) -> EvalReport:
     policy = build_policy(config, store, settings)
     policy.load_state_dict(read_json(paths.policy(k)))
     scores = NodeScores(store.nodes, read_json(paths.node_scores(k)))
-    scenarios = (
-        resolve_scenarios(scenario_args, settings)
-        if scenario_args
-        else config.eval_scenarios or [config.scenario]
-    )
+    split = "held_out"
+    if scenario_args:
+        split, scenarios = "given", resolve_scenarios(scenario_args, settings)
+    elif config.eval_scenarios:
+        scenarios = config.eval_scenarios
+    else:
+        split, scenarios = "training", config.scenarios or [config.scenario]
     judge = make_judge(config.judge, store, settings)
     return evaluate(
-        policy, store, AgentTools(store, scores), scenarios, judge, config.depth, config.sender
+        policy,
+        store,
+        AgentTools(store, scores),
+        scenarios,
+        judge,
+        config.depth,
+        config.sender,
+        split,
     )

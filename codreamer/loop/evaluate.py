@@ -1,4 +1,8 @@
-"""Step 5: evaluate the current policy on held-out scenarios (greedy, judged)."""
+"""Step 5: evaluate the current policy on held-out scenarios (greedy, judged).
+
+A run given several prospects and none held out is evaluated on its training
+prospects instead (`split` "training"): the user then gets each prospect's
+email, which is what a multi-prospect run is for."""
 
 from __future__ import annotations
 
@@ -24,11 +28,13 @@ class ScenarioResult(BaseModel):
     scenario_id: str
     reward: float
     subject: str
+    body: str = ""  # reports written before it was added have none
     citations: list[str]
     criteria: dict[str, float]
 
 
 class EvalReport(BaseModel):
+    split: str = "held_out"  # or "training": the prospects the run trained on
     scenarios: int = 0
     mean_reward: float = 0.0
     pass_rate: float = 0.0
@@ -46,6 +52,7 @@ def evaluate(
     judge: GroupJudge,
     depth: int,
     sender: Sender | None = None,
+    split: str = "held_out",
 ) -> EvalReport:
     results: list[ScenarioResult] = []
     failures: list[str] = []
@@ -63,14 +70,16 @@ def evaluate(
                 scenario_id=s.id,
                 reward=j.total,
                 subject=traj.final_email.subject,
+                body=traj.final_email.body,
                 citations=traj.final_email.citations,
                 criteria={k: c.score for k, c in j.criteria.items()},
             )
         )
     if not results:
-        return EvalReport(judge_failures=failures)
+        return EvalReport(split=split, judge_failures=failures)
     names = sorted({k for r in results for k in r.criteria})
     return EvalReport(
+        split=split,
         scenarios=len(results),
         mean_reward=statistics.fmean(r.reward for r in results),
         pass_rate=sum(r.reward >= PASS_THRESHOLD for r in results) / len(results),

@@ -192,16 +192,22 @@ def _final(ctx: RunContext) -> None:
     # and receivers order events by it); where the email came from is a metric.
     best = {**email, "metrics": {**email.get("metrics", {}), "from_iteration": email["iteration"]}}
     _webhook(ctx, "final", n, best)
-    if ctx.config.eval_scenarios:
+    # Held-out prospects when there are any; else, with several training prospects,
+    # each of them gets its email (one prospect's is the final email already).
+    split, targets = "held_out", ctx.config.eval_scenarios
+    if not targets and len(ctx.config.scenarios) > 1:
+        split, targets = "training", ctx.config.scenarios
+    if targets:
         ctx.events.emit("step_started", iteration=n, step="evaluate")
         report = evaluate(
             ctx.policy,
             ctx.store,
             ctx.tools,
-            ctx.config.eval_scenarios,
+            targets,
             ctx.judge,
             ctx.config.depth,
             ctx.config.sender,
+            split,
         )
         atomic_write_json(ctx.paths.eval_report, report.model_dump())
         ctx.events.emit(

@@ -38,3 +38,26 @@ def test_held_out_prospects_get_their_own_argument_near_their_oracle(
     assert sum(ratios.values()) / len(ratios) >= 0.93, ratios
     arguments = {tuple(by_id[s.id]["citations"]) for s in held}
     assert len(arguments) >= 2, arguments
+
+
+def test_a_run_on_several_prospects_and_none_held_out_writes_each_its_email(
+    tmp_path: Path, repo_root: Path
+) -> None:
+    """What a user training on their own prospects gets back: every prospect's email
+    (eval_report.json, split "training"), each on the argument its notes point to."""
+    store = GraphStore.from_json(json.loads((repo_root / "data" / "graph.json").read_text()))
+    train = [s for s in load_scenarios(repo_root / "data" / "scenarios.json") if not s.held_out]
+    settings = Settings(
+        CODREAMER_RESULTS_DIR=tmp_path / "results", CODREAMER_DATA_DIR=repo_root / "data"
+    )
+    paths = new_local_run(settings, store, RunSpec(iterations=5, seed=1).loop_config(train))
+    assert run_learn_loop(paths, settings=settings).status == "succeeded"
+    report = json.loads(paths.eval_report.read_text())
+    assert report["split"] == "training"
+    by_id = {r["scenario_id"]: r for r in report["results"]}
+    assert set(by_id) == {s.id for s in train}
+    for s in train:
+        r = by_id[s.id]
+        assert r["body"].startswith(("Hi ", "Dear ")) and s.prospect.first_name in r["body"]
+        assert r["reward"] >= 0.85 * oracle(store, s, 5).reward, (s.id, r["reward"])
+    assert len({tuple(r["citations"]) for r in by_id.values()}) >= 2
