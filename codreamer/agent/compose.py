@@ -437,8 +437,21 @@ def topic_of(node_id: str) -> str:
     t = _HASH_SUFFIX.sub("", node_id).replace("-", " ").replace("_", " ")
     t = t.split(":")[-1]
     t = _WS.sub(" ", t).strip()
-    words = t.lower().split()[:3]
+    words = [_topic_word(w) for w in t.split()[:3]]
     return " ".join(words) if words else "your work"
+
+
+# Lower-cased in ids ("ai-model-evaluation"), written in capitals in prose.
+_ACRONYMS = frozenset(
+    "ai ml llm llms api apis sdk kpi kpis qa bi roi gdpr iot erp crm ui ux sql etl hr".split()
+)
+
+
+def _topic_word(word: str) -> str:
+    if len(word) > 1 and word.isupper():  # already an acronym: "AI", "ERP"
+        return word
+    low = word.lower()
+    return low.upper() if low in _ACRONYMS else low
 
 
 def _because(rationale: str, key: str, i: int) -> str:
@@ -525,7 +538,10 @@ def compose_email(
         pf = path[-1]
         intro = _pick(_PRODUCT[angle], key, "product").format(seller=seller)
         fact = paraphrase(store.content(pf), max(length, 1))
-        text = f"{intro} {fact}"
+        # A colon, not a full stop: product facts are often a noun phrase ("Waffles
+        # and Bagels, featuring a UI for feedback"), which after a full stop would
+        # stand alone as a fragment.
+        text = f"{intro[:-1]}: {fact}" if fact and intro.endswith(".") else f"{intro} {fact}"
         if length >= 1 and len(path) > 1:
             edge = store.edge(path[-2], pf)
             reason = rationale_clause(edge.rationale if edge else "")

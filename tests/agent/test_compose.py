@@ -16,6 +16,7 @@ from codreamer.agent.compose import (
     paraphrase,
     rationale_clause,
     shortest_path,
+    topic_of,
 )
 from codreamer.graph.store import GraphStore
 from codreamer.loaders import load_graph, load_scenarios
@@ -161,6 +162,22 @@ def test_neutral_reader_and_unknown_goal_verb(store: GraphStore) -> None:
     e = compose_email(store, shortest_path(store), sc)
     assert "share our benchmark results?" in e.body
     assert "None" not in e.body + e.subject
+
+
+def test_subject_topics_keep_acronyms_and_product_facts_never_stand_alone(
+    shared_kg: Path, scenarios: list[Scenario]
+) -> None:
+    assert topic_of("ai-model-evaluation-906a399c") == "AI model evaluation"
+    assert topic_of("ERP Rollout Delays") == "ERP rollout delays"
+    assert topic_of("Food Safety Audits") == "food safety audits"
+    # The reference graph's product fact is a noun phrase ("Waffles and Bagels,
+    # featuring a UI for ..."): joined to its lead-in by a colon, not left as a
+    # sentence of its own.
+    synth = load_graph(shared_kg / "synthetic-data-16.json")
+    for style in ALL_STYLES[:12]:
+        body = compose_email(synth, shortest_path(synth), scenarios[0], style).body
+        assert ": Waffles and Bagels, featuring" in body, body
+        assert ". Waffles and Bagels, featuring" not in body
 
 
 def test_helpers_and_determinism(store: GraphStore, scenarios: list[Scenario]) -> None:
