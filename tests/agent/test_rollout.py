@@ -65,6 +65,19 @@ def test_depth_limit_auto_finalizes(shared_kg: Path) -> None:
     assert t.metadata.auto_finalized
 
 
+def test_a_walk_that_keeps_going_always_reaches_the_product_in_time() -> None:
+    """Action mask: while some step can still reach a Product Feature within the hops
+    left, a step that cannot is not offered. On the sample graph (dead ends such as
+    driver turnover) a policy that never finishes by itself reaches the product on
+    every walk of depth 4; unmasked, 4 in 10 of its walks did not."""
+    store, env = _env(REPO / "data" / "graph.json", 4)
+    policy = EmbeddedPolicy(store)
+    policy.theta[policy.layout.v.start] = -50.0  # never chooses to finish by itself
+    rng = np.random.default_rng(0)
+    ends = {rollout(policy, env, rng, META).final_email.citations[-1] for _ in range(60)}
+    assert all(is_product_feature(e) for e in ends), ends
+
+
 def test_greedy_is_deterministic_and_sampling_varies(shared_kg: Path) -> None:
     store, env = _env(shared_kg / "synthetic-data-16.json", 5)
     policy = EmbeddedPolicy(store)
