@@ -178,10 +178,21 @@ def grpo_update(
         grad = np.zeros_like(policy.theta)
         objective = kl_sum = 0.0
         clipped = total = 0
+        # A group's rollouts repeat the same decisions (same inputs, same choice) many
+        # times: each is scored once per epoch and its gradient pushed back once, with
+        # the coefficients of all its occurrences summed. Exact up to float rounding.
+        scored: dict[Any, tuple[float, np.ndarray]] = {}
+        pending: dict[Any, list[Any]] = {}
         for decisions, advs, old, ref in batch:
             scale = 1.0 / (len(decisions) * n)
             for d, a, lp_old, lp_ref in zip(decisions, advs, old, ref, strict=True):
-                lp, dlogits = policy.logprob_and_dlogits(d, policy.theta)
+                same = (d.key, d.chosen) if getattr(d, "key", None) is not None else None
+                hit = scored.get(same) if same is not None else None
+                if hit is None:
+                    hit = policy.logprob_and_dlogits(d, policy.theta)
+                    if same is not None:
+                        scored[same] = hit
+                lp, dlogits = hit
                 ratio = math.exp(lp - lp_old)
                 unclipped = ratio * a
                 clipped_obj = min(max(ratio, lo), hi) * a
@@ -202,8 +213,16 @@ def grpo_update(
                     obj -= cfg.beta * kl
                 objective += obj * scale
                 coef = (dobj - cfg.beta * dkl) * scale
-                if coef != 0.0:
+                if coef == 0.0:
+                    continue
+                if same is None:
                     policy.add_grad(d, dlogits, coef, grad)
+                elif (acc := pending.get(same)) is None:
+                    pending[same] = [d, dlogits, coef]
+                else:
+                    acc[2] += coef
+        for d, dlogits, coef in pending.values():
+            policy.add_grad(d, dlogits, coef, grad)
         policy.theta = adam.step(policy.theta, grad, cfg)
         kl_mean = kl_sum
         clip_frac = clipped / max(1, total)
