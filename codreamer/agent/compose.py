@@ -443,7 +443,8 @@ def topic_of(node_id: str) -> str:
 
 # Lower-cased in ids ("ai-model-evaluation"), written in capitals in prose.
 _ACRONYMS = frozenset(
-    "ai ml llm llms api apis sdk kpi kpis qa bi roi gdpr iot erp crm ui ux sql etl hr".split()
+    {"ai", "ml", "llm", "llms", "api", "apis", "sdk", "kpi", "kpis", "qa", "bi", "roi"}
+    | {"gdpr", "iot", "erp", "crm", "ui", "ux", "sql", "etl", "hr"}
 )
 
 
