@@ -2,7 +2,10 @@
 
 Prints one JSON object. On the calibration set (benchmarks/data/calibration/
 calibration.jsonl, tuned on) and the held-out set (heldout.jsonl, written before
-the judge and never tuned on), each labelled good/bad with a reason:
+the judge and never tuned on), each labelled good/bad with a reason; and on the
+blind set (blind.jsonl: 24 emails to the sample prospects, written by a helper who
+never saw the judge's code or the other sets; one bug it exposed was fixed, an ask
+after a linking word, "And could you…?", went uncounted):
 
 - roc_auc: probability that a good email outscores a bad one
 - median_good, max_adversarial (and which), adversarial_below_median_good
@@ -61,6 +64,37 @@ def graphs() -> dict[str, GraphStore]:
 def scenarios() -> dict[str, Scenario]:
     data = json.loads((CAL / "scenarios.json").read_text())
     return {s["id"]: Scenario.model_validate(s) for s in data}
+
+
+def sample_scenarios() -> dict[str, Scenario]:
+    """The blind set's prospects: the sample ones (data/scenarios.json), as "sample:<id>"
+    (some share an id with a calibration prospect whose notes differ)."""
+    data = json.loads((REPO / "data" / "scenarios.json").read_text())
+    return {f"sample:{s['id']}": Scenario.model_validate(s) for s in data}
+
+
+def blind(rows: list[dict], judges: dict[str, RubricJudge], sc: dict[str, Scenario]) -> dict:
+    """The blind set: 24 emails to the sample prospects written by someone who never saw
+    the judge's code or the other sets (10 good; 6 polished emails about the wrong
+    problem for their reader; 8 other bad ones). Not tuned on; one bug it exposed
+    was fixed (an ask after a linking word went uncounted)."""
+    scored = [
+        (r, judges[r["graph"]].judge(FinalEmail.model_validate(r["email"]), sc[r["scenario"]]))
+        for r in rows
+    ]
+    good = [j.total for r, j in scored if r["label"] == "good"]
+    bad = [(j.total, r["id"]) for r, j in scored if r["label"] == "bad"]
+    wrong = [j.total for r, j in scored if r["kind"] == "wrong-problem"]
+    return {
+        "emails": len(rows),
+        "roc_auc": round(auc(good, [b for b, _ in bad]), 4),
+        "median_good": round(statistics.median(good), 4),
+        "min_good": round(min(good), 4),
+        "max_bad": round(max(bad)[0], 4),
+        "max_bad_id": max(bad)[1],
+        "wrong_problem_mean": round(statistics.fmean(wrong), 4),
+        "wrong_problem_max": round(max(wrong), 4),
+    }
 
 
 def auc(good: list[float], bad: list[float]) -> float:
@@ -183,6 +217,7 @@ def main() -> None:
     out = {
         "calibration": {k: v for k, v in cal.items() if not k.startswith("_")},
         "heldout": {k: v for k, v in held.items() if not k.startswith("_")},
+        "blind": blind(load_set("blind.jsonl"), judges, sample_scenarios()),
         **prospect_spread(every, judges, sc),
         **reversal(every, judges, sc),
         **throughput(every, stores, sc),

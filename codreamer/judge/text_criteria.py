@@ -71,6 +71,7 @@ _GOAL_LABEL = re.compile(r"^\s*goal\s*:", re.IGNORECASE | re.MULTILINE)
 _ASK_OPENERS = ("would", "could", "can", "shall", "are you", "is there", "how about",
                 "worth", "open to", "any chance", "do you have", "might", "may i",
                 "does", "is", "free", "up for", "fancy")  # fmt: skip
+_LINKING = re.compile(r"^(?:and|also|plus|separately|additionally|finally|lastly|or)\b[,\s]*")
 _GOAL_VERBS = frozenset(
     ("secure", "book", "schedule", "arrange", "set", "get", "land", "start", "run", "organise",
      "organize", "hold", "plan", "propose", "request", "win", "obtain", "confirm", "have")
@@ -243,7 +244,12 @@ def asks(email: EmailText, info: ScenarioInfo) -> list[tuple[Sentence, bool, boo
         question = text.rstrip().endswith("?")
         goal = _carries_goal(s, info, strict=not question)
         if question:
-            asking = goal or bool(ASK_WORDS.intersection(s.tokens)) or text.startswith(_ASK_OPENERS)
+            # "And could you forward this…?", "Separately, would you…?": the opener
+            # after a linking word.
+            opener = _LINKING.sub("", text)
+            asking = (
+                goal or bool(ASK_WORDS.intersection(s.tokens)) or opener.startswith(_ASK_OPENERS)
+            )
             if asking and (goal or not text.startswith(("does", "is "))):
                 out.append((s, True, goal))
         elif (imperatives and _IMPERATIVE.search(text)) or (goal and text.startswith("please")):

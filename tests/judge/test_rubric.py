@@ -258,6 +258,18 @@ def test_several_asks_cost(judge: RubricJudge) -> None:
     assert j.total < judge.judge(GOOD, SCENARIO).total - 0.2
 
 
+def test_an_ask_after_a_linking_word_is_still_an_ask(judge: RubricJudge) -> None:
+    """ "And could you forward this…?" asks for something as much as "Could you…?"."""
+    ask = "Would you be open to a 20-minute discovery call next week?"
+    more = _with(
+        GOOD,
+        ask,
+        f"{ask} Separately, would you like a seat in our pilot programme? And could you "
+        "forward this to whoever handles procurement and fill in the short survey?",
+    )
+    assert "3 asks" in judge.judge(more, SCENARIO).criteria["sendability"].reason
+
+
 def test_invented_numbers_and_customers_cost_but_given_ones_do_not(
     judge: RubricJudge, sample: GraphStore
 ) -> None:
