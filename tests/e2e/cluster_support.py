@@ -5,6 +5,7 @@ in its own working directory, all sharing one results directory."""
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import shutil
 import signal
@@ -14,7 +15,20 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from api_support import REPO, ApiServer, free_port
+
+# The marks of every cluster e2e module: skipped without the `celery` extra, unless
+# CI asks for it (then a missing extra fails instead of skipping).
+CELERY_E2E = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(
+        importlib.util.find_spec("celery") is None
+        and not os.environ.get("CODREAMER_TEST_REQUIRE_CELERY"),
+        reason="needs the `celery` extra (uv sync --extra celery)",
+    ),
+]
+
 
 REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
 

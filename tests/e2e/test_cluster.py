@@ -14,24 +14,14 @@ life:
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import time
 from pathlib import Path
 
 import httpx
-import pytest
 from api_support import Receiver, weave_request
-from cluster_support import RedisServer, Worker, cluster_env, replica
+from cluster_support import CELERY_E2E, RedisServer, Worker, cluster_env, replica
 
-pytestmark = [
-    pytest.mark.e2e,
-    pytest.mark.skipif(
-        importlib.util.find_spec("celery") is None
-        and not os.environ.get("CODREAMER_TEST_REQUIRE_CELERY"),
-        reason="needs the `celery` extra (uv sync --extra celery)",
-    ),
-]
+pytestmark = CELERY_E2E
 
 DOWN_S = 60.0
 # Retries every 2 s for about 3 minutes: long enough to outlast the 60 s outage.

@@ -17,30 +17,20 @@ second worker delivers them with no manual step.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
 import threading
 import time
 from collections import Counter
 from itertools import pairwise
 from pathlib import Path
 
-import pytest
 from api_support import weave_request
-from cluster_support import RedisServer, Worker, cluster_env, replica
+from cluster_support import CELERY_E2E, RedisServer, Worker, cluster_env, replica
 from fastapi import FastAPI, Request, Response
 
 from web.testing import serve_in_thread
 
-pytestmark = [
-    pytest.mark.e2e,
-    pytest.mark.skipif(
-        importlib.util.find_spec("celery") is None
-        and not os.environ.get("CODREAMER_TEST_REQUIRE_CELERY"),
-        reason="needs the `celery` extra (uv sync --extra celery)",
-    ),
-]
+pytestmark = CELERY_E2E
 
 SCHEDULE = ",".join(["0"] + ["1"] * 90)  # a retry a second for a minute and a half
 ITERATIONS = 2

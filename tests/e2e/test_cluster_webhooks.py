@@ -8,24 +8,14 @@ receiver."""
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import time
 from collections import Counter
 from pathlib import Path
 
-import pytest
 from api_support import Receiver, weave_request
-from cluster_support import RedisServer, Worker, cluster_env, replica
+from cluster_support import CELERY_E2E, RedisServer, Worker, cluster_env, replica
 
-pytestmark = [
-    pytest.mark.e2e,
-    pytest.mark.skipif(
-        importlib.util.find_spec("celery") is None
-        and not os.environ.get("CODREAMER_TEST_REQUIRE_CELERY"),
-        reason="needs the `celery` extra (uv sync --extra celery)",
-    ),
-]
+pytestmark = CELERY_E2E
 
 SCHEDULE = "0,0.3,0.3,0.3"  # 4 attempts, about a second from first to last
 ITERATIONS = 2
