@@ -36,8 +36,11 @@ from codreamer.graph.store import GraphStore
 from codreamer.models import FinalEmail, Scenario, Sender
 
 FIELDS = ("notes", "title", "industry", "stack")
+# No node-score input: a run's node scores say how well emails citing a node did
+# for every prospect so far, a popularity that pulls each prospect toward the nodes
+# that suited the others (8 seeds: held-out learned/oracle 0.969 -> 0.975 without
+# it, and no seed under 0.95). What to walk toward is the prospect's own match.
 NODE_FEATURES = (
-    "score",
     "progress",
     "is_feature",
     "reaches_feature",
@@ -70,6 +73,10 @@ STYLE_HEADS = STYLE_CHOICES  # (head, number of options)
 EMAIL_CACHE_SIZE = 50_000  # bound of each memo here; cleared when full
 
 N_REL = len(FIELDS)
+PROGRESS = NODE_FEATURES.index("progress")
+IS_FEATURE = NODE_FEATURES.index("is_feature")
+REACHES = NODE_FEATURES.index("reaches_feature")
+CONFIDENCE = NODE_FEATURES.index("confidence")
 _REL0 = NODE_FEATURES.index("rel_notes")
 AHEAD0 = NODE_FEATURES.index("ahead_notes")
 # Shared stems for full credit of one field's match (notes are long: two).
@@ -355,7 +362,7 @@ class ScenarioFeatures:
         return a
 
     def static(self, node_id: str) -> np.ndarray:
-        """Features that do not depend on where the walk is (score, progress,
+        """Features that do not depend on where the walk is (progress,
         reachability and look-ahead are filled per decision)."""
         f = self._static.get(node_id)
         if f is None:
@@ -365,8 +372,8 @@ class ScenarioFeatures:
                 v = node.verification
                 conf = v.confidence if v.confidence is not None else (1.0 if v.verified else 0.0)
             f = np.zeros(len(NODE_FEATURES))
-            f[2] = 1.0 if is_product_feature(node_id) else 0.0
-            f[4] = conf
+            f[IS_FEATURE] = 1.0 if is_product_feature(node_id) else 0.0
+            f[CONFIDENCE] = conf
             f[_REL0 : _REL0 + N_REL] = self.rel(node_id)
             self._static[node_id] = f
         return f

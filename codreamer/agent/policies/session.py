@@ -16,8 +16,11 @@ from codreamer.agent.policies.base import ToolCall, ToolResult, Turn
 from codreamer.agent.policies.features import (
     AHEAD0,
     EMAIL_CACHE_SIZE,
+    IS_FEATURE,
     N_REL,
     NODE_FEATURES,
+    PROGRESS,
+    REACHES,
     STYLE_HEADS,
     Decision,
 )
@@ -112,10 +115,9 @@ class EmbeddedSession:
 
     def _node_decision(self, cur: str, cands: list[str]) -> Decision:
         sf = self.features
-        scores = self.env.tools.scores
         hops_taken = len(self.path) - 1
         depth = self.env.depth
-        key = (id(sf), cur, tuple(cands), hops_taken, depth, scores.version, id(scores))
+        key = (id(sf), cur, tuple(cands), hops_taken, depth)
         hit = sf.decisions.get(key)
         if hit is not None:
             cand, x, psi = hit
@@ -126,17 +128,16 @@ class EmbeddedSession:
         x = np.empty((len(cands), len(NODE_FEATURES)))
         for i, c in enumerate(cands):
             x[i] = sf.static(c)
-            x[i, 0] = scores.get(c)
             h = store.hops_to_feature(c)
             # progress: hops gained toward a Product Feature (+1 good, <= 0 not), in [-1, 1]
             if h is None:
-                x[i, 1] = -1.0
+                x[i, PROGRESS] = -1.0
             elif cur_hops is None:
-                x[i, 1] = 1.0
+                x[i, PROGRESS] = 1.0
             else:
-                x[i, 1] = max(-1.0, min(1.0, float(cur_hops - h)))
-            x[i, 3] = 1.0 if h is not None and h <= left else 0.0
-            x[i, -1] = x[i, 2] * sf.senior
+                x[i, PROGRESS] = max(-1.0, min(1.0, float(cur_hops - h)))
+            x[i, REACHES] = 1.0 if h is not None and h <= left else 0.0
+            x[i, -1] = x[i, IS_FEATURE] * sf.senior
             x[i, AHEAD0 : AHEAD0 + N_REL] = sf.ahead(c, left)
         psi = np.array(
             [
