@@ -6,7 +6,7 @@ and the scenario, each a score in [0, 1] with a one-line reason.
 
 Also what they share with the other parts: the email's parsed view (`EmailText`)
 and the scenario's (`ScenarioInfo`, with the prospect profile relevance uses).
-Numbers are in `codreamer.judge.bands`.
+Numbers are in `codreamer.judge.rubric.bands`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from codreamer.judge.bands import (
+from codreamer.judge.rubric.bands import (
     BODY_WORDS_BAND,
     CONCISION_BODY_SHARE,
     CTA_ASKED,
@@ -43,8 +43,8 @@ from codreamer.judge.bands import (
     SENTENCE_WORDS_BAND,
     SUBJECT_WORDS_BAND,
 )
-from codreamer.judge.language import TOKEN, Sentence, concept, concepts, sentences
-from codreamer.judge.words import (
+from codreamer.judge.rubric.language import TOKEN, Sentence, concept, concepts, sentences
+from codreamer.judge.rubric.words import (
     ASK_IMPERATIVES,
     ASK_WORDS,
     COMPANY_SUFFIXES,

@@ -1,7 +1,7 @@
 """Sendability (DESIGN §4): what would stop a person from sending the email.
 
 Each finding multiplies the total by (1 - its cost) (costs in
-`codreamer.judge.bands`), so a flawed email is still ranked by everything else —
+`codreamer.judge.rubric.bands`), so a flawed email is still ranked by everything else —
 never multiplied by zero (only an empty or non-English email is, by the
 `english` gate). The criterion's reason names every finding.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from codreamer.judge.bands import (
+from codreamer.judge.rubric.bands import (
     COST_AI_DISCLAIMER,
     COST_CLAIM,
     COST_CLAIM_MAX,
@@ -48,10 +48,10 @@ from codreamer.judge.bands import (
     SALAD_FUNCTION_SHARE,
     TOO_LONG_WORDS,
 )
-from codreamer.judge.graph_index import GraphIndex
-from codreamer.judge.language import TOKEN, PhraseSet, concept
-from codreamer.judge.text_criteria import Ask, EmailText, ScenarioInfo, language_shares
-from codreamer.judge.words import (
+from codreamer.judge.rubric.graph_index import GraphIndex
+from codreamer.judge.rubric.language import TOKEN, PhraseSet, concept
+from codreamer.judge.rubric.text_criteria import Ask, EmailText, ScenarioInfo, language_shares
+from codreamer.judge.rubric.words import (
     AI_DISCLAIMERS,
     CREDENTIALS,
     EN_FUNCTION_WORDS,

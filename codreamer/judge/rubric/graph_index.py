@@ -11,9 +11,9 @@ import re
 from typing import TYPE_CHECKING
 
 from codreamer.graph.schema import is_product_feature
-from codreamer.judge.bands import CHAIN_BRIDGE_MAX_SKIP
-from codreamer.judge.language import TOKEN, concept, concepts
-from codreamer.judge.words import EN_FUNCTION_WORDS
+from codreamer.judge.rubric.bands import CHAIN_BRIDGE_MAX_SKIP
+from codreamer.judge.rubric.language import TOKEN, concept, concepts
+from codreamer.judge.rubric.words import EN_FUNCTION_WORDS
 from codreamer.models import CUSTOMER_JOB
 
 if TYPE_CHECKING:

@@ -15,14 +15,14 @@ it works. Three parts, each measured on the text of any email (template or LLM):
 
 A part the prospect's title and industry say nothing about is not scored; with
 no title at all the whole criterion is not scored. Numbers are in
-`codreamer.judge.bands`; who the reader is comes from `codreamer.agent.reader`,
+`codreamer.judge.rubric.bands`; who the reader is comes from `codreamer.agent.reader`,
 the same view the embedded policy learns its styles against.
 """
 
 from __future__ import annotations
 
 from codreamer.agent.reader import Reader
-from codreamer.judge.bands import (
+from codreamer.judge.rubric.bands import (
     FIT_FRAME,
     FIT_FRAME_NONE,
     FIT_FRAME_PREFS,
@@ -32,8 +32,8 @@ from codreamer.judge.bands import (
     FIT_REGISTER_NONE,
     FIT_WORDS_BAND,
 )
-from codreamer.judge.text_criteria import EmailText, band
-from codreamer.judge.words import FRAME_STEMS
+from codreamer.judge.rubric.text_criteria import EmailText, band
+from codreamer.judge.rubric.words import FRAME_STEMS
 
 FRAMES = tuple(FRAME_STEMS)
 _frame_of: dict[str, str | None] = {}  # token -> its frame (memo; bounded by the vocabulary)

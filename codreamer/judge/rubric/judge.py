@@ -9,7 +9,7 @@ so that a template cannot max it:
     grounding        0.14  each cited fact is expressed, by meaning (stems + synonym
                            concepts); long copied runs cost; invented numbers, customers
                            and results cost
-    fit              0.22  pitched at the reader (`codreamer.judge.fit`): length by
+    fit              0.22  pitched at the reader (`codreamer.judge.rubric.fit`): length by
                            seniority, register, and the frame (what goes wrong, what
                            changes, how it works) the reader's role reads for
     call_to_action   0.11  one ask, for the goal
@@ -33,7 +33,7 @@ talk, repetition, several asks, fragments, hostility, credential requests, AI
 disclaimers, a foreign paragraph, the customer's business pitched back, sender and
 recipient confused, word salad, padding, the wrong product, invented claims), so
 the ranking holds among flawed emails. Every criterion has a one-line reason;
-every number is in `codreamer.judge.bands`.
+every number is in `codreamer.judge.rubric.bands`.
 
 Without a graph (`store=None`) argument and grounding are not scored (weight 0,
 reason "no graph") and relevance reads the body alone; without a prospect
@@ -48,8 +48,8 @@ from typing import TYPE_CHECKING, Any
 from codreamer.agent.reader import Reader, reader
 
 # Every weight, band and cost stays importable from here.
-from codreamer.judge.bands import *  # noqa: F403
-from codreamer.judge.bands import (
+from codreamer.judge.rubric.bands import *  # noqa: F403
+from codreamer.judge.rubric.bands import (
     CHAIN_INCOMPLETE_MAX,
     CRITERIA,
     GATES,
@@ -59,8 +59,8 @@ from codreamer.judge.bands import (
     WEIGHTED,
     RubricWeights,
 )
-from codreamer.judge.fit import fit
-from codreamer.judge.graph_criteria import (
+from codreamer.judge.rubric.fit import fit
+from codreamer.judge.rubric.graph_criteria import (
     allowed_numbers,
     argument,
     claims,
@@ -70,9 +70,9 @@ from codreamer.judge.graph_criteria import (
     read_citations,
     relevance,
 )
-from codreamer.judge.graph_index import GraphIndex
-from codreamer.judge.sendability import sendability
-from codreamer.judge.text_criteria import (
+from codreamer.judge.rubric.graph_index import GraphIndex
+from codreamer.judge.rubric.sendability import sendability
+from codreamer.judge.rubric.text_criteria import (
     ScenarioInfo,
     asks,
     call_to_action,

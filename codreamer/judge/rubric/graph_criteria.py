@@ -16,7 +16,7 @@ import heapq
 import re
 from dataclasses import dataclass
 
-from codreamer.judge.bands import (
+from codreamer.judge.rubric.bands import (
     CHAIN_BRIDGE_COST,
     CHAIN_BRIDGE_FLOOR,
     CHAIN_DEAD_END_HOPS,
@@ -36,9 +36,9 @@ from codreamer.judge.bands import (
     UNSUPPORTED_CITATION_COST,
     UNSUPPORTED_CITATION_MAX,
 )
-from codreamer.judge.graph_index import PASTE_N, GraphIndex
-from codreamer.judge.text_criteria import EmailText, ScenarioInfo, clamp, profile_in
-from codreamer.judge.words import CLAIM_TRIGGERS, TIME_UNITS
+from codreamer.judge.rubric.graph_index import PASTE_N, GraphIndex
+from codreamer.judge.rubric.text_criteria import EmailText, ScenarioInfo, clamp, profile_in
+from codreamer.judge.rubric.words import CLAIM_TRIGGERS, TIME_UNITS
 from codreamer.models import CUSTOMER_JOB
 
 

@@ -2,7 +2,7 @@
 
 Grounding "by meaning" without a model: every content word is stemmed (a small
 suffix stripper, deterministic and memoised per word) and mapped to a concept
-(synonym sets in `codreamer.judge.words`), so "alerts the dispatcher" and
+(synonym sets in `codreamer.judge.rubric.words`), so "alerts the dispatcher" and
 "pings dispatch" share the concepts `alert` and `dispatch`. It is fast enough
 for thousands of emails a second and needs nothing installed; what it cannot
 see (a paraphrase with no shared concept) is written in the README.
@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from codreamer.judge.words import EN_FUNCTION_WORDS, GENERIC_WORDS, SYNONYM_SETS
+from codreamer.judge.rubric.words import EN_FUNCTION_WORDS, GENERIC_WORDS, SYNONYM_SETS
 
 # Letters (Latin with accents, Greek, Cyrillic) and digits; an explicit class is
 # about twice as fast as `\w` and the judge runs thousands of times a second.
