@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from codreamer.models import FinalEmail, Judgement, Scenario
+from codreamer.models import FinalEmail, Judgement, Scenario, Sender
 
 if TYPE_CHECKING:
     from codreamer.config import Settings
@@ -18,8 +18,12 @@ if TYPE_CHECKING:
 class GroupJudge(Protocol):
     name: str
 
-    def score_group(self, emails: list[FinalEmail], scenario: Scenario) -> list[Judgement]:
-        """One Judgement per email, in order. Raises JudgeError when it cannot judge."""
+    def score_group(
+        self, emails: list[FinalEmail], scenario: Scenario, sender: Sender | None = None
+    ) -> list[Judgement]:
+        """One Judgement per email, in order, as read by the prospect of `scenario` from
+        `sender` (who signs it: the judge checks the two are not confused). Raises
+        JudgeError when it cannot judge."""
         ...
 
 
@@ -39,18 +43,23 @@ class RubricGroupJudge:
         from codreamer.judge.rubric import RubricJudge
 
         self.rubric = RubricJudge(store)
-        self._memo: dict[tuple[str, str, str, tuple[str, ...]], Judgement] = {}
+        self._memo: dict[tuple[str, str, str, str, tuple[str, ...]], Judgement] = {}
 
-    def score_group(self, emails: list[FinalEmail], scenario: Scenario) -> list[Judgement]:
-        return [self.score(e, scenario) for e in emails]
+    def score_group(
+        self, emails: list[FinalEmail], scenario: Scenario, sender: Sender | None = None
+    ) -> list[Judgement]:
+        return [self.score(e, scenario, sender) for e in emails]
 
-    def score(self, email: FinalEmail, scenario: Scenario) -> Judgement:
-        key = (_scenario_key(scenario), email.subject, email.body, tuple(email.citations))
+    def score(
+        self, email: FinalEmail, scenario: Scenario, sender: Sender | None = None
+    ) -> Judgement:
+        who = sender.model_dump_json() if sender is not None else ""
+        key = (_scenario_key(scenario), who, email.subject, email.body, tuple(email.citations))
         hit = self._memo.get(key)
         if hit is None:
             if len(self._memo) >= MEMO_SIZE:
                 self._memo.clear()
-            hit = self._memo[key] = self.rubric.judge(email, scenario)
+            hit = self._memo[key] = self.rubric.judge(email, scenario, sender)
         return hit  # shared: judgements are read-only once made
 
 

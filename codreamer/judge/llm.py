@@ -3,9 +3,9 @@
 One structured-output call per email (`response_format: json_schema`, strict),
 a group's emails judged concurrently (at most `llm_concurrency` at once). The
 model gives each criterion a score in [0, 1] and a reason; the total is
-computed here exactly as the rubric does (`rubric.combine`: the weighted mean
-of the weighted criteria times the gates, relevance from a floor), so an LLM
-cannot pad its own total and rewards stay comparable with the rubric's.
+computed here exactly as the rubric does (`rubric.combine`: the total fitted on
+readers' grades, `rubric/total.py`), so an LLM cannot pad its own total and
+rewards stay comparable with the rubric's.
 
 The prompt carries the evidence: each cited node's content, or that it is not
 in the graph, and whether consecutive citations are linked by an edge, so the
@@ -22,9 +22,10 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from codreamer.errors import ConfigError, JudgeError, LLMError
-from codreamer.judge.rubric import GATES, WEIGHTED, RubricWeights, combine
+from codreamer.judge.rubric import CRITERIA, combine
+from codreamer.judge.rubric.total import FittedTotal, default_total
 from codreamer.llm.client import ChatClient
-from codreamer.models import CriterionScore, FinalEmail, Judgement, Scenario
+from codreamer.models import CriterionScore, FinalEmail, Judgement, Scenario, Sender
 from codreamer.tracing import op
 
 if TYPE_CHECKING:
@@ -39,18 +40,34 @@ CRITERIA_HELP = {
     "grounding": "each cited fact is expressed in the body; a faithful paraphrase counts as "
     "much as a quote; long pasted node text is worse; numbers, named customers or results "
     "that no cited node supports count against it",
-    "relevance": "the chosen facts fit what is known of the prospect (title, industry, tech "
-    "stack, notes); the same email can suit one prospect and not another",
+    "relevance": "the email fits what is known of the prospect (their notes, or only their "
+    "title, industry and stack, judged by meaning); the same email can suit one prospect "
+    "and not another",
     "fit": "pitched at the reader: shorter for senior readers (an executive reads about "
     "45-95 words, a practitioner up to 150), a formal register ('Dear ...') in a regulated "
     "industry or to a non-technical executive and a peer one ('Hi ...') to technical people "
     "and managers, framed as what goes wrong, what changes, or how it works as the "
     "reader's role reads for (engineers: how; compliance and operations: what goes wrong; "
     "finance, commercial and executives: what changes)",
-    "call_to_action": "exactly one clear ask, for the goal (a question is best)",
+    "call_to_action": "exactly one clear ask, for the goal, as a question or a statement "
+    "('I would welcome 20 minutes next week')",
     "personalisation": "the reader's name, company and situation, without stuffing",
     "concision": "a busy reader finishes it: about 50-150 words is best; 200+ is too long",
     "readability": "clear sentences, prose paragraphs, a greeting and a sign-off",
+    "contradiction": "1 if nothing contradicts the cited facts; lower for numbers, "
+    "quantities, negations or names that say otherwise than the evidence, and for an "
+    "invented customer, case study or result",
+    "deception": "1 if honest; lower for a fake reply or forward thread ('Re:' on a first "
+    "email, 'as discussed'), fake urgency or scarcity, a subject not about the body, "
+    "guarantees, the wrong name or company",
+    "tone": "1 if courteous; lower for passive-aggression ('my last three emails'), shaming "
+    "or guilt-tripping, condescension, insults or threats",
+    "grammar": "1 if every sentence is complete and grammatical; lower for fragments, a "
+    "capitalised word mid-sentence, dangling connectors, run-ons, agreement errors",
+    "naturalness": "1 if it reads as a person wrote it for this reader; lower for facts glued "
+    "on after stock lead-ins ('This is where the savings are: ...'), sentences with "
+    "nothing behind them, notes written for whoever built the knowledge graph "
+    "('Understanding X is crucial because...'), stock sales phrases",
     "english": "1 if written in English, 0 if not (a gate: 0 sinks the email)",
     "sendability": "1 if a person could send it as is; lower for each problem: placeholders "
     "([Your Name], {{x}}; a subject tag like [Discovery Call] is fine), node ids or talk about "
@@ -129,7 +146,7 @@ class LLMJudge:
         model: str,
         *,
         concurrency: int = 4,
-        weights: RubricWeights | None = None,
+        total: FittedTotal | None = None,
         max_tokens: int = 1024,
     ) -> None:
         self.store = store
@@ -137,8 +154,8 @@ class LLMJudge:
         self.model = model
         self.concurrency = max(1, concurrency)
         self.max_tokens = max_tokens
-        self.weights = (weights or RubricWeights()).as_dict()
-        self.names = tuple(WEIGHTED) + tuple(GATES)
+        self.total = total or default_total()
+        self.names = tuple(CRITERIA)
         self.response_format = {
             "type": "json_schema",
             "json_schema": {
@@ -169,23 +186,34 @@ class LLMJudge:
         )
 
     @op("codreamer.judge.llm")
-    def score_group(self, emails: list[FinalEmail], scenario: Scenario) -> list[Judgement]:
+    def score_group(
+        self, emails: list[FinalEmail], scenario: Scenario, sender: Sender | None = None
+    ) -> list[Judgement]:
         if len(emails) <= 1 or self.concurrency == 1:
-            return [self.judge(e, scenario) for e in emails]
+            return [self.judge(e, scenario, sender) for e in emails]
         with ThreadPoolExecutor(max_workers=min(self.concurrency, len(emails))) as pool:
-            return list(pool.map(lambda e: self.judge(e, scenario), emails))
+            return list(pool.map(lambda e: self.judge(e, scenario, sender), emails))
 
-    def messages(self, email: FinalEmail, scenario: Scenario) -> list[dict[str, Any]]:
+    def messages(
+        self, email: FinalEmail, scenario: Scenario, sender: Sender | None = None
+    ) -> list[dict[str, Any]]:
         p = scenario.prospect.model_dump(exclude_none=True)
+        who = (
+            f"Sender: {json.dumps(sender.model_dump(exclude_none=True), ensure_ascii=False)}\n"
+            if sender is not None
+            else ""
+        )
         user = (
-            f"Prospect: {json.dumps(p, ensure_ascii=False)}\nGoal: {scenario.goal}\n\n"
+            f"Prospect: {json.dumps(p, ensure_ascii=False)}\n{who}Goal: {scenario.goal}\n\n"
             f"Subject: {email.subject}\n\n{email.body}\n\n"
             f"{evidence_block(self.store, email)}"
         )
         return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
-    def judge(self, email: FinalEmail, scenario: Scenario) -> Judgement:
-        messages = self.messages(email, scenario)
+    def judge(
+        self, email: FinalEmail, scenario: Scenario, sender: Sender | None = None
+    ) -> Judgement:
+        messages = self.messages(email, scenario, sender)
         problem = ""
         for _ in range(2):  # one more try when the answer does not fit the schema
             try:
@@ -207,6 +235,7 @@ class LLMJudge:
     def judgement(self, data: dict[str, Any]) -> Judgement:
         raw = data["criteria"]
         criteria: dict[str, CriterionScore] = {}
+        shares = self.total.shares()
         for name in self.names:
             item = raw[name]
             score = float(item["score"])
@@ -214,9 +243,9 @@ class LLMJudge:
                 raise ValueError(f"{name}: score is NaN")
             criteria[name] = CriterionScore(
                 score=min(1.0, max(0.0, score)),
-                weight=self.weights.get(name, 0.0),
+                weight=round(shares.get(name, 0.0), 4),
                 reason=str(item.get("reason") or "")[:500],
             )
         scores = {n: c.score for n, c in criteria.items()}
-        total = combine(scores, {n: self.weights.get(n, 0.0) for n in WEIGHTED})
+        total = combine(scores, total=self.total)
         return Judgement(total=round(total, 6), criteria=criteria)

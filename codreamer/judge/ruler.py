@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from codreamer.errors import ConfigError, JudgeError
 from codreamer.judge.llm import evidence_block
 from codreamer.llm.aio import run_sync
-from codreamer.models import CriterionScore, FinalEmail, Judgement, Scenario
+from codreamer.models import CriterionScore, FinalEmail, Judgement, Scenario, Sender
 from codreamer.tracing import op
 
 if TYPE_CHECKING:
@@ -102,8 +102,15 @@ class RulerJudge:
             max_tokens=settings.judge_max_tokens,
         )
 
-    def trajectory_messages(self, email: FinalEmail, scenario: Scenario) -> list[dict[str, Any]]:
+    def trajectory_messages(
+        self, email: FinalEmail, scenario: Scenario, sender: Sender | None = None
+    ) -> list[dict[str, Any]]:
         p = scenario.prospect.model_dump(exclude_none=True)
+        who = (
+            f"\nSender: {json.dumps(sender.model_dump(exclude_none=True), ensure_ascii=False)}"
+            if sender is not None
+            else ""
+        )
         check = f"Knowledge-graph check. {evidence_block(self.store, email)}"
         answer = f"Subject: {email.subject}\n\n{email.body}\n\nCitations: " + (
             ", ".join(email.citations) or "(none)"
@@ -112,14 +119,17 @@ class RulerJudge:
             {"role": "system", "content": TASK},
             {
                 "role": "user",
-                "content": f"Prospect: {json.dumps(p, ensure_ascii=False)}\nGoal: {scenario.goal}",
+                "content": f"Prospect: {json.dumps(p, ensure_ascii=False)}{who}\n"
+                f"Goal: {scenario.goal}",
             },
             {"role": "assistant", "content": answer},
             {"role": "user", "content": check},
         ]
 
     @op("codreamer.judge.ruler")
-    def score_group(self, emails: list[FinalEmail], scenario: Scenario) -> list[Judgement]:
+    def score_group(
+        self, emails: list[FinalEmail], scenario: Scenario, sender: Sender | None = None
+    ) -> list[Judgement]:
         if not emails:
             return []
         from codreamer.llm.art_loader import load_art
@@ -135,7 +145,8 @@ class RulerJudge:
         first = {k: emails[keys.index(k)] for k in unique}
         group = art.TrajectoryGroup(
             art.Trajectory(
-                messages_and_choices=self.trajectory_messages(first[k], scenario), reward=0.0
+                messages_and_choices=self.trajectory_messages(first[k], scenario, sender),
+                reward=0.0,
             )
             for k in unique
         )

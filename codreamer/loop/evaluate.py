@@ -61,7 +61,7 @@ def evaluate(
         env = RolloutEnv(store, tools, s, depth, sender or Sender())
         traj = rollout(policy, env, np.random.default_rng(0), meta, greedy=True)
         try:
-            j = judge.score_group([traj.final_email], s)[0]
+            j = judge.score_group([traj.final_email], s, env.sender)[0]
         except CoDreamerError as exc:  # an LLM judge failing on one scenario skips it
             failures.append(f"{s.id}: {exc}")
             continue

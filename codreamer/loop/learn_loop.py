@@ -248,7 +248,9 @@ def _score_groups(
     mix = ctx.config.feedback
     for g, (group, scenario) in enumerate(zip(groups, scenarios, strict=True)):
         try:
-            results = ctx.judge.score_group([t.final_email for t in group], scenario)
+            results = ctx.judge.score_group(
+                [t.final_email for t in group], scenario, ctx.config.sender
+            )
         except (JudgeError, CoDreamerError) as exc:
             failures += 1
             ctx.events.emit("judge_failed", group=g, error=str(exc))
@@ -310,7 +312,7 @@ def _greedy_email(
         greedy=True,
     )
     try:
-        judgement = ctx.judge.score_group([traj.final_email], scenario)[0]
+        judgement = ctx.judge.score_group([traj.final_email], scenario, ctx.config.sender)[0]
         reward: float | None = judgement.total
         judged = judgement.model_dump()
     except (JudgeError, CoDreamerError) as exc:

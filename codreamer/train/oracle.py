@@ -94,7 +94,7 @@ def oracle(
             continue
         for style in STYLES:
             email = compose_email(store, path, scenario, style, sender)
-            j = judge.judge(email, scenario)
+            j = judge.judge(email, scenario, sender)
             judged += 1
             if best is None or j.total > best.reward + 1e-12:
                 best = OracleResult(j.total, email, j, path, style, n_walks, 0)

@@ -13,9 +13,10 @@ from codreamer.config import Settings
 from codreamer.errors import ConfigError, JudgeError
 from codreamer.judge.base import make_judge
 from codreamer.judge.llm import LLMJudge
-from codreamer.judge.rubric import GATES, WEIGHTED, RubricWeights
+from codreamer.judge.rubric import CRITERIA
+from codreamer.judge.rubric.total import default_total
 from codreamer.llm.client import ChatClient
-from codreamer.models import FinalEmail
+from codreamer.models import FinalEmail, Sender
 
 REPO = Path(__file__).resolve().parents[2]
 EMAIL = FinalEmail(
@@ -30,7 +31,7 @@ pytestmark = pytest.mark.usefixtures("clean_llm_env")
 
 
 def answer(scores: dict[str, float]) -> Reply:
-    crit = {n: {"score": scores.get(n, 1.0), "reason": f"{n} reason"} for n in WEIGHTED + GATES}
+    crit = {n: {"score": scores.get(n, 1.0), "reason": f"{n} reason"} for n in CRITERIA}
     return Reply(message={"role": "assistant", "content": json.dumps({"criteria": crit})})
 
 
@@ -44,13 +45,14 @@ def test_rubric_shaped_result_with_the_rubric_s_arithmetic(store, scenario):
     with OpenAIServer() as srv:
         srv.push(answer({"grounding": 0.2, "argument": 0.5, "sendability": 0.5}))
         (j,) = judge(srv, store).score_group([EMAIL], scenario)
-    w = RubricWeights().as_dict()
-    expected = (
-        (sum(w.values()) - w["grounding"] * 0.8 - w["argument"] * 0.5) / sum(w.values()) * 0.5
-    )
-    assert j.total == pytest.approx(expected, abs=1e-6)
-    assert set(j.criteria) == set(WEIGHTED + GATES)
-    assert j.criteria["grounding"].weight == w["grounding"] and j.criteria["english"].weight == 0
+    scores = {n: 1.0 for n in CRITERIA} | {"grounding": 0.2, "argument": 0.5, "sendability": 0.5}
+    assert j.total == pytest.approx(default_total().total(scores), abs=1e-6)
+    # ...and a better criterion never lowers it (the fitted weights are non-negative).
+    assert j.total < default_total().total({n: 1.0 for n in CRITERIA})
+    assert set(j.criteria) == set(CRITERIA)
+    shares = default_total().shares()
+    assert j.criteria["grounding"].weight == round(shares["grounding"], 4)
+    assert j.criteria["english"].weight == 0
     assert j.criteria["grounding"].reason == "grounding reason"
 
 
@@ -60,17 +62,24 @@ def test_sends_a_strict_json_schema_and_the_evidence(store, scenario):
         (req,) = srv.chat_requests("judge")
     rf = req["response_format"]
     assert rf["type"] == "json_schema" and rf["json_schema"]["strict"] is True
-    assert rf["json_schema"]["schema"]["properties"]["criteria"]["required"] == list(
-        WEIGHTED + GATES
-    )
+    assert rf["json_schema"]["schema"]["properties"]["criteria"]["required"] == list(CRITERIA)
     prompt = req["messages"][1]["content"]
     assert "- Made Up Node: NOT IN GRAPH" in prompt
     system = req["messages"][0]["content"]
-    for name in WEIGHTED + GATES:  # the rubric's own criteria, in words
+    for name in CRITERIA:  # the rubric's own criteria, in words
         assert f"- {name}: " in system
     assert "[Discovery Call]" in system and "order does not matter" in system
     assert store.content("Customer Job") in prompt and "Priya" in prompt
     assert req["model"] == "judge-m" and req["temperature"] == 0.0
+
+
+def test_the_sender_reaches_the_llm_judge(store, scenario):
+    """The judge checks who signs the email, so the sender must be in the prompt."""
+    sender = Sender(name="Rosa Lindqvist", company="Frostline", title="AE")
+    with OpenAIServer() as srv:
+        judge(srv, store).score_group([EMAIL], scenario, sender)
+        (req,) = srv.chat_requests("judge")
+    assert "Rosa Lindqvist" in req["messages"][1]["content"]
 
 
 def test_scores_are_clamped(store, scenario):

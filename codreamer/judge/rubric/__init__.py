@@ -7,22 +7,22 @@ fitted total (`total.py`) reads its parameters from `total.json`.
 from codreamer.judge.rubric.bands import *  # noqa: F403
 from codreamer.judge.rubric.judge import (
     CRITERIA,
+    FEATURES,
     GATES,
     GRAPH_CRITERIA,
     WEIGHTED,
     RubricJudge,
-    RubricWeights,
     combine,
     criterion,
 )
 
 __all__ = [
     "CRITERIA",
+    "FEATURES",
     "GATES",
     "GRAPH_CRITERIA",
     "WEIGHTED",
     "RubricJudge",
-    "RubricWeights",
     "combine",
     "criterion",
 ]

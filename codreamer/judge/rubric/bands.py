@@ -1,58 +1,11 @@
-"""Weights, bands and costs of the rubric judge (DESIGN §4), all in one place.
+"""Bands and costs of the rubric's criteria (DESIGN §4), all in one place.
 
-The rubric (`codreamer.judge.rubric`) and its parts (`graph_criteria`,
-`text_criteria`, `sendability`) read their numbers from here and nowhere else.
-
-    total = (weighted mean of the WEIGHTED criteria)
-            * (REL_GATE_FLOOR + (1 - REL_GATE_FLOOR) * relevance)
-            * english                      (0 for an empty or non-English email)
-            * sendability                  (product of (1 - cost) over what it found)
-
-Relevance gates rather than adds: a reader who does not recognise their own
-problem in a cold email stops reading, however well it is written, so polish
-cannot make up for an email about someone else's problem (with a weight in the
-mean, a well-formed email about the wrong facts kept ~0.85 of the best).
-
-Sendability never multiplies by zero: an email with a placeholder is still
-ranked by everything else, just far lower.
+The criteria (`graph_criteria`, `text_criteria`, `sendability`) read their numbers
+from here and nowhere else. How the criteria combine into a total is not here:
+that is fitted on readers' grades (`total.py`, `total.json`).
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass, fields
-
-# ============================ Weights ======================================
-
-
-@dataclass(frozen=True)
-class RubricWeights:
-    """Weights of the weighted criteria (they sum to 1; the total divides by the sum of
-    those that apply anyway, e.g. without a graph or a prospect profile)."""
-
-    argument: float = 0.25
-    grounding: float = 0.14
-    fit: float = 0.22
-    call_to_action: float = 0.11
-    personalisation: float = 0.10
-    concision: float = 0.09
-    readability: float = 0.09
-
-    def as_dict(self) -> dict[str, float]:
-        return {f.name: float(getattr(self, f.name)) for f in fields(self)}
-
-
-WEIGHTED = (
-    "argument",
-    "grounding",
-    "fit",
-    "call_to_action",
-    "personalisation",
-    "concision",
-    "readability",
-)
-GATES = ("relevance", "english", "sendability")  # multiply the total; reported with weight 0
-CRITERIA = WEIGHTED + GATES
-GRAPH_CRITERIA = ("argument", "grounding")
 
 # ============================ Grounding =====================================
 # A cited node's coverage: the weighted share of its concepts (stemmed content
@@ -93,7 +46,6 @@ REL_COVER_FULL = 0.75
 REL_FACTS_SHARE = 0.7  # the chosen facts; the rest is the body speaking to the prospect
 # The gate: an email about none of what the reader cares about keeps this share of
 # its total; relevance 1 keeps all of it (linear between).
-REL_GATE_FLOOR = 0.3
 
 # ============================ Fit to the reader ==============================
 # Who reads (codreamer.agent.reader: seniority and function from the title, a formal

@@ -147,8 +147,14 @@ def claims(
 
 
 def grounding(
-    cites: Citations, email: EmailText, claim_list: list[str], pasted: float
+    cites: Citations,
+    email: EmailText,
+    claim_list: list[str],
+    pasted: float,
+    by_meaning: frozenset[str] = frozenset(),
 ) -> tuple[float, str]:
+    """`by_meaning`: cited nodes the body expresses by meaning (a paraphrase with no
+    shared word), which count as fully expressed."""
     if not cites.resolved and not cites.unknown:
         return 0.0, "no citations"
     if not email.tokens:
@@ -159,10 +165,12 @@ def grounding(
         for n in cites.resolved
         if n != CUSTOMER_JOB or cites.coverage[n] >= GROUND_SUPPORT or len(cites.resolved) == 1
     ]
-    credit = sum(min(1.0, cites.coverage[n] / GROUND_FULL) for n in counted)
+    credit = sum(
+        1.0 if n in by_meaning else min(1.0, cites.coverage[n] / GROUND_FULL) for n in counted
+    )
     denom = len(counted) + GROUND_UNKNOWN_WEIGHT * len(cites.unknown)
     score = credit / denom if denom else 0.0
-    shown = sum(1 for n in counted if cites.coverage[n] >= GROUND_SUPPORT)
+    shown = sum(1 for n in counted if n in by_meaning or cites.coverage[n] >= GROUND_SUPPORT)
     reason = f"{shown}/{len(counted)} cited facts expressed"
     if cites.unknown:
         reason += "; not in the graph: " + ", ".join(repr(u) for u in cites.unknown[:3])

@@ -1,65 +1,52 @@
-"""The rubric judge, v2 (DESIGN §4): deterministic, explainable, fast, for any email.
+"""The rubric judge, v3 (DESIGN §4): deterministic, explainable, fast, for any email.
 
-It measures what makes an outreach email persuasive and sendable, and is built
-so that a template cannot max it:
+Every criterion is a score in [0, 1] with a one-line reason:
 
-    argument         0.25  the citations as a set (Customer Job implicit; only those the
-                           body expresses) connect the customer's job to a Product
-                           Feature in the graph, and the body tells the steps in order
-    grounding        0.14  each cited fact is expressed, by meaning (stems + synonym
-                           concepts); long copied runs cost; invented numbers, customers
-                           and results cost
-    fit              0.22  pitched at the reader (`codreamer.judge.rubric.fit`): length by
-                           seniority, register, and the frame (what goes wrong, what
-                           changes, how it works) the reader's role reads for
-    call_to_action   0.11  one ask, for the goal
-    personalisation  0.10  name, company, their situation, a personal subject
-    concision        0.09  a body a busy reader finishes (50-150 words best)
-    readability      0.09  sentence length, prose, paragraphs, greeting, sign-off
+    argument         the citations, as a set, connect the customer's job to a Product
+                     Feature in the graph, and the body tells the steps in order
+    grounding        each cited fact is expressed (shared concepts, or by meaning:
+                     sentence embeddings, so a paraphrase counts); copying costs
+    relevance        the email fits what is known of the prospect, by meaning: their
+                     notes, or only title, industry and stack (a criterion, not a gate)
+    fit              pitched at the reader: length, register, framing by seniority
+    call_to_action   one ask, for the goal, as a question or a statement
+    personalisation  name, company, their situation, a personal subject
+    concision        a body a busy reader finishes
+    readability      sentence length, prose, paragraphs, greeting, sign-off
+    contradiction    numbers, negations and names against the cited facts; invented
+                     customers, case studies and results
+    deception        fake reply threads, fake urgency, clickbait subjects,
+                     guarantees, the wrong name or company
+    tone             passive-aggression, shaming, condescension, insults, threats
+    grammar          fragments, capitals mid-sentence, dangling connectors, run-ons
+    naturalness      reads as a person wrote it: no facts glued on after stock lead-ins,
+                     no sentences with nothing behind them, no notes for the graph's
+                     author, no stock sales phrases
+    sendability      what else stops a person sending it (placeholders, graph talk,
+                     repetition, several asks, credential requests, AI disclaimers...)
+    english          gate: 0 for an empty or non-English email
 
-    relevance        gate  the supported facts and the body fit the prospect's title,
-                           industry, tech stack and notes (so the best email differs
-                           between prospects)
+The total is not hand-weighted: `total.py` is a logistic model over the criteria,
+fitted on readers' grades of the graded corpus (`benchmarks/data/graded/`), with
+non-negative weights, times the english gate.
 
-    total = weighted mean * (0.3 + 0.7 * relevance) * english * sendability
-
-Relevance multiplies rather than adds (`combine`): a reader who does not find
-their own problem in a cold email stops reading however polished it is, so a
-well-formed email about the wrong facts must not keep most of the reward.
-
-`english` is 0 for an empty or non-English email; `sendability` multiplies by
-(1 - cost) for each thing that would stop a person sending it (placeholders, graph
-talk, repetition, several asks, fragments, hostility, credential requests, AI
-disclaimers, a foreign paragraph, the customer's business pitched back, sender and
-recipient confused, word salad, padding, the wrong product, invented claims), so
-the ranking holds among flawed emails. Every criterion has a one-line reason;
-every number is in `codreamer.judge.rubric.bands`.
-
-Without a graph (`store=None`) argument and grounding are not scored (weight 0,
-reason "no graph") and relevance reads the body alone; without a prospect
-profile relevance is not scored (its gate is 1); without a title fit is not
-scored. Weights of what is scored are renormalised.
+Without a graph (`store=None`) argument, grounding and contradiction are not
+scored; without a prospect profile relevance is not scored; without a title fit
+is not scored. An unscored criterion takes its neutral (corpus mean) value.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from codreamer.agent.reader import Reader, reader
 
-# Every weight, band and cost stays importable from here.
+# Every band and cost stays importable from here.
 from codreamer.judge.rubric.bands import *  # noqa: F403
-from codreamer.judge.rubric.bands import (
-    CHAIN_INCOMPLETE_MAX,
-    CRITERIA,
-    GATES,
-    GRAPH_CRITERIA,
-    PRODUCT_SHOWN,
-    REL_GATE_FLOOR,
-    WEIGHTED,
-    RubricWeights,
-)
+from codreamer.judge.rubric.bands import CHAIN_INCOMPLETE_MAX, PRODUCT_SHOWN
 from codreamer.judge.rubric.fit import fit
+from codreamer.judge.rubric.flaws import deception, grammar, lower_words, tone
 from codreamer.judge.rubric.graph_criteria import (
     allowed_numbers,
     argument,
@@ -68,9 +55,19 @@ from codreamer.judge.rubric.graph_criteria import (
     pasted_share,
     profile_in_graph,
     read_citations,
-    relevance,
 )
 from codreamer.judge.rubric.graph_index import GraphIndex
+from codreamer.judge.rubric.meaning import embed
+from codreamer.judge.rubric.natural import naturalness, vocabulary
+from codreamer.judge.rubric.semantic import (
+    GraphVectors,
+    contradiction,
+    email_vectors,
+    profile_text,
+    relevance,
+    subject_fit,
+)
+from codreamer.judge.rubric.semantic import grounding as grounding_by_meaning
 from codreamer.judge.rubric.sendability import sendability
 from codreamer.judge.rubric.text_criteria import (
     ScenarioInfo,
@@ -84,43 +81,51 @@ from codreamer.judge.rubric.text_criteria import (
     readability,
     scenario_info,
 )
+from codreamer.judge.rubric.total import CRITERIA, FEATURES, GATES, FittedTotal, default_total
 from codreamer.models import CriterionScore, FinalEmail, Judgement, Scenario, Sender
 
 if TYPE_CHECKING:  # networkx stays out of the import path
+    import numpy as np
+
     from codreamer.graph.store import GraphStore
+
+GRAPH_CRITERIA = ("argument", "grounding", "contradiction")
+WEIGHTED = FEATURES  # the criteria the fitted total weighs (GATES multiply it)
 
 __all__ = [
     "CRITERIA",
+    "FEATURES",
     "GATES",
     "GRAPH_CRITERIA",
     "WEIGHTED",
     "RubricJudge",
-    "RubricWeights",
     "combine",
 ]
 
 
 def combine(
-    scores: dict[str, float], weights: dict[str, float], unscored: frozenset[str] = frozenset()
+    scores: dict[str, float],
+    unscored: frozenset[str] = frozenset(),
+    total: FittedTotal | None = None,
 ) -> float:
     """The total from criterion scores, shared by the rubric and the llm judge (so an
-    LLM cannot pad its own total): the weighted mean of the WEIGHTED criteria (weights
-    of what is scored, renormalised) times each gate; relevance gates from
-    REL_GATE_FLOOR up. A gate in `unscored` (relevance with nothing known of the
-    prospect) does not apply."""
-    wsum = sum(weights[n] for n in WEIGHTED) or 1.0
-    total = sum(weights[n] * scores[n] for n in WEIGHTED) / wsum
-    for g in GATES:
-        if g in unscored:
-            continue
-        v = scores[g]
-        total *= REL_GATE_FLOOR + (1.0 - REL_GATE_FLOOR) * v if g == "relevance" else v
-    return clamp(total)
+    LLM cannot pad its own total): the fitted model of `total.py`."""
+    return clamp((total or default_total()).total(scores, unscored))
 
 
-# A scenario as the judge uses it: its parsed view, the text and numbers an email
-# may state without a citation, and its profile as the graph can speak to it.
-_ScenarioView = tuple[ScenarioInfo, str, frozenset[str], dict[str, float] | None, Reader | None]
+@dataclass(frozen=True, slots=True)
+class _ScenarioView:
+    """A scenario as the judge uses it, made once per scenario."""
+
+    info: ScenarioInfo
+    allowed: str  # what the email may state without a citation: the prospect's own facts
+    numbers: frozenset[str]
+    possible: dict[str, float] | None
+    who: Reader | None
+    profile: np.ndarray | None  # the prospect's notes (or role) as a vector
+    profile_kind: str
+    vocab: frozenset[str]  # the scenario's own words
+
 
 _new = object.__new__
 _set = object.__setattr__
@@ -144,11 +149,13 @@ class RubricJudge:
 
     name = "rubric"
 
-    def __init__(self, store: GraphStore | None = None, weights: RubricWeights | None = None):
+    def __init__(self, store: GraphStore | None = None, total: FittedTotal | None = None):
         self.store = store
-        self.weights = weights or RubricWeights()
-        self._w = self.weights.as_dict()
+        self.fitted = total or default_total()
         self._index: GraphIndex | None = None
+        self._vectors: GraphVectors | None = None
+        self._lower: frozenset[str] = frozenset()
+        self._graph_vocab: frozenset[str] | None = None
         self._scenarios: dict[tuple[Any, ...], _ScenarioView] = {}
 
     @property
@@ -157,12 +164,30 @@ class RubricJudge:
             self._index = GraphIndex(self.store)
         return self._index
 
+    @property
+    def vectors(self) -> GraphVectors | None:
+        if self._vectors is None and self.store is not None:
+            store = self.store
+            self._vectors = GraphVectors.of({i: store.content(i) for i in store.nodes})
+            self._lower = lower_words(" ".join(store.content(i) for i in store.nodes))
+        return self._vectors
+
+    def _vocab_for(self, view: _ScenarioView) -> frozenset[str]:
+        """Words of the graph (contents, ids, rationales) and of the scenario."""
+        if self._graph_vocab is None:
+            store = self.store
+            self._graph_vocab = (
+                vocabulary(*(f"{i} {store.content(i)}" for i in store.nodes),
+                           *(nb.rationale for i in store.nodes for nb in store.out_neighbours(i)))
+                if store is not None else frozenset()
+            )  # fmt: skip
+        return self._graph_vocab | view.vocab
+
     def _scenario_info(self, scenario: Scenario) -> _ScenarioView:
         p = scenario.prospect
         key = (p.name, p.company, p.title, p.industry, tuple(p.tech_stack), p.notes, scenario.goal)
         hit = self._scenarios.get(key)
         if hit is None:
-            # What the email may state without a citation: the prospect's own facts.
             allowed = " ".join(
                 [scenario.goal, p.name, p.company or "", p.title or "", p.industry or "",
                  " ".join(p.tech_stack), p.notes or ""]
@@ -174,7 +199,12 @@ class RubricJudge:
             possible = profile_in_graph(index, info) if index is not None else None
             # A neutral reader (no title) gets no fit score.
             who = reader(p.title, p.industry) if (p.title or "").strip() else None
-            hit = (info, allowed, allowed_numbers(allowed), possible, who)
+            text, kind = profile_text(scenario)
+            vec = embed([text])[0] if text else None
+            hit = _ScenarioView(
+                info, allowed, allowed_numbers(allowed), possible, who, vec, kind,
+                vocabulary(allowed),
+            )  # fmt: skip
             self._scenarios[key] = hit
         return hit
 
@@ -194,45 +224,52 @@ class RubricJudge:
             node = index.resolve(c)
             if node is not None and node in index.feature_set:
                 return 1.0
-        wsum = sum(self._w.values()) or 1.0
-        return 1.0 - self._w["argument"] * (1.0 - CHAIN_INCOMPLETE_MAX) / wsum
+        return self.fitted.ceiling({"argument": CHAIN_INCOMPLETE_MAX})
 
     def judge(
         self, email: FinalEmail, scenario: Scenario, sender: Sender | None = None
     ) -> Judgement:
         text = parse_email(email.subject or "", email.body or "")
-        info, allowed, numbers, possible, who = self._scenario_info(scenario)
+        view = self._scenario_info(scenario)
+        info = view.info
+        allowed = view.allowed
         if sender is not None:
             allowed = f"{allowed} {sender.name} {sender.company or ''} {sender.title or ''}"
         index = self.index
-        weights = dict(self._w)
+        gv = self.vectors
         results: dict[str, tuple[float, str]] = {}
-        claim_list = claims(text, index, allowed, numbers)
+        unscored: set[str] = set()
+        claim_list = claims(text, index, allowed, view.numbers)
         product_shown = True
         pasted = 0.0
-        if index is None:
+        ev = email_vectors(text.subject, [s.text for s in text.prose])
+        known = f"{allowed} {gv.text if gv is not None else ''}".lower()
+        if index is None or gv is None:
             cites = None
             for name in GRAPH_CRITERIA:
-                results[name] = (0.0, "no graph: not scored")
-                weights[name] = 0.0
+                results[name] = (1.0, "no graph: not scored")
+                unscored.add(name)
         else:
             cites = read_citations(index, email.citations, text)
+            _, missing, _ = grounding_by_meaning(ev, cites.resolved, gv)
+            by_meaning = frozenset(n for n in cites.resolved if n not in missing)
+            cites.supported |= by_meaning
             pasted = pasted_share(index, text)
             results["argument"] = argument(index, cites, text)
-            results["grounding"] = grounding(cites, text, claim_list, pasted)
+            results["grounding"] = grounding(cites, text, claim_list, pasted, by_meaning)
+            results["contradiction"] = contradiction(ev, cites.resolved, gv, allowed.lower())
             product_shown = bool(index.product_names & text.counts.keys()) or any(
                 index.coverage(f, text.concepts) >= PRODUCT_SHOWN for f in index.features
             )
-        unscored: frozenset[str] = frozenset()
-        if info.has_profile:
-            results["relevance"] = relevance(index, cites, text, info, possible)
+        if view.profile is not None:
+            results["relevance"] = relevance(ev, view.profile, view.profile_kind, gv)
         else:
-            results["relevance"] = (0.0, "nothing known of the prospect: not scored")
-            unscored = frozenset({"relevance"})
-        fitted = fit(text, who)
+            results["relevance"] = (1.0, "nothing known of the prospect: not scored")
+            unscored.add("relevance")
+        fitted = fit(text, view.who)
         if fitted is None:
-            results["fit"] = (0.0, "nothing known of the reader's role: not scored")
-            weights["fit"] = 0.0
+            results["fit"] = (1.0, "nothing known of the reader's role: not scored")
+            unscored.add("fit")
         else:
             results["fit"] = fitted
         found_asks = asks(text, info)
@@ -241,22 +278,33 @@ class RubricJudge:
         results["concision"] = concision(text)
         results["readability"] = readability(text)
         results["english"] = english(text)
+        results["deception"] = deception(text, info, subject_fit(ev, gv, view.profile), known)
+        results["tone"] = tone(text)
+        results["grammar"] = grammar(text, self._lower)
+        results["naturalness"] = naturalness(text, self._vocab_for(view))
         mult, why, _ = sendability(
             text, info, index, claim_list, product_shown, pasted, found_asks, sender
         )
         results["sendability"] = (mult, why)
 
-        wsum = sum(weights[n] for n in WEIGHTED) or 1.0
-        total = round(combine({n: v for n, (v, _) in results.items()}, weights, unscored), 4)
+        frozen = frozenset(unscored)
+        scores = {n: v for n, (v, _) in results.items()}
+        total = round(clamp(self.fitted.total(scores, frozen)), 4)
+        shares = self.fitted.shares(frozen)
         criteria = {
-            n: criterion(
-                round(clamp(results[n][0]), 4),
-                round(weights[n] / wsum, 4) if n in weights else 0.0,
-                results[n][1],
-            )
+            n: criterion(round(clamp(results[n][0]), 4), round(shares.get(n, 0.0), 4),
+                         results[n][1])
             for n in CRITERIA
-        }
+        }  # fmt: skip
         return Judgement.model_construct(total=total, criteria=criteria)
+
+    def explain(
+        self, email: FinalEmail, scenario: Scenario, sender: Sender | None = None
+    ) -> dict[str, float]:
+        """Each criterion's contribution to the total's logit, against a neutral email."""
+        j = self.judge(email, scenario, sender)
+        unscored = frozenset(n for n, c in j.criteria.items() if c.reason.endswith("not scored"))
+        return self.fitted.contributions({n: c.score for n, c in j.criteria.items()}, unscored)
 
     def score(self, email: FinalEmail, scenario: Scenario) -> float:
         return self.judge(email, scenario).total

@@ -1,0 +1,502 @@
+"""Three criteria that catch what makes a reader distrust an email (DESIGN §4):
+
+    deception  a fake reply or forward thread, fake urgency or scarcity, a subject
+               that is not about the body, guarantees, a wrong name or company
+    tone       passive-aggression, shaming, guilt-tripping, condescension, insults
+    grammar    fragments, a capital mid-sentence after "because" or a colon,
+               dangling connectors, run-ons, agreement errors, lower-case starts
+
+Each is a score in [0, 1] (1: nothing found) with a reason naming what was found.
+They look for patterns of wording (families of forms, not single phrases), so a
+reworded instance is caught as long as it keeps the pattern; what they cannot see
+is written in the README. The fitted total (`total.py`) decides how much each
+costs, from readers' grades.
+"""
+
+from __future__ import annotations
+
+import re
+
+from codreamer.judge.rubric.text_criteria import EmailText, ScenarioInfo
+
+_I = re.IGNORECASE
+
+# -- deception ---------------------------------------------------------------------
+
+_THREAD_SUBJECT = re.compile(r"^\s*(?:re|fwd?|aw|tr)\s*(?:\[\d+\])?\s*:", _I)
+_THREAD_BODY = re.compile(
+    r"\b(?:as (?:we )?(?:discussed|promised|agreed|mentioned on (?:our|the) call)|"
+    r"(?:per|following|further to|as a follow[- ]up to|after) (?:our|your|my) "
+    r"(?:call|conversation|chat|meeting|talk|discussion|last email|previous email|"
+    r"email last week|note last week)|"
+    r"(?:great|good|nice|lovely) (?:speaking|talking|chatting|meeting) (?:with|to) you|"
+    r"thanks (?:again )?for (?:your time|taking the time|the call|the chat|"
+    r"(?:the|our) (?:conversation|meeting))|"
+    r"you (?:asked|requested) (?:me|us|for)|"
+    r"(?:forwarding|looping you in|see (?:the )?(?:thread|below))|"
+    r"-{2,} ?(?:original|forwarded) message)",
+)
+_URGENCY = re.compile(
+    r"\b(?:only (?:\w+ )?(?:\d+|one|two|three|four|five|a few|a handful of) "
+    r"(?:\w+ )?(?:spots?|slots?|seats?|places?|licen[cs]es?|openings?|days?|hours?)"
+    r"(?: (?:are )?(?:left|remain\w*))?|"
+    r"(?:spots?|slots?|seats?|places?|availability) (?:are |is )?(?:filling|going) "
+    r"(?:up )?fast|"
+    r"(?:offer|discount|pricing|price|deal|promotion|rate) (?:\w+ )?(?:expires?|ends?|"
+    r"runs? out|goes? away|closes?|is only valid)|"
+    r"(?:expires?|ends?) (?:today|tonight|tomorrow|this week|on (?:mon|tues|wednes|"
+    r"thurs|fri|satur|sun)day|(?:mon|tues|wednes|thurs|fri|satur|sun)day|at midnight)|"
+    r"(?:before|by) (?:the end of )?(?:today|tonight|tomorrow|midnight|(?:mon|tues|wednes|"
+    r"thurs|fri|satur|sun)day)\b[^.?!]{0,40}(?:or|to (?:lock|secure|claim|keep|get))|"
+    r"last chance|act (?:now|fast|quickly|today)|don'?t miss (?:out|this)|"
+    r"limited[- ]time|time is running out|running out of time|(?:urgent|urgently|asap)|"
+    r"(?:won'?t|will not) last|first come,? first served|"
+    r"price (?:goes|will go) up|before (?:it'?s|it is) too late|"
+    r"need (?:an answer|to hear back|your decision) (?:by|today|within)|"
+    r"(?:within|in the next) (?:24|48|72) hours)",
+)
+_GUARANTEE = re.compile(
+    r"\b(?:guarantee[ds]?|guaranteeing|money[- ]back|risk[- ]free|"
+    r"100\s?% (?:sure|certain|accurate|success|satisfaction|of the time)|"
+    r"(?:i|we) promise (?:you )?(?:will|that|to)|will definitely (?:cut|save|reduce|double|"
+    r"increase|eliminate)|(?:never|zero) (?:fail|miss|downtime) again|"
+    r"eliminate[sd]? (?:all|every)|or (?:your|you get your) money)",
+)
+_CLICKBAIT = re.compile(
+    r"(?:you won'?t believe|shocking|secret|this one (?:trick|thing)|can'?t miss|"
+    r"don'?t ignore|important notice|action required|final notice|your (?:invoice|"
+    r"account|order|payment|package|refund)|congratulations|you(?:'ve| have) (?:won|been "
+    r"selected)|free\b|urgent|!!|\?\?|open (?:this|now|immediately)|last chance|"
+    r"\b(?:refund|invoice|overdue|payment (?:due|failed|received)|account (?:suspended|"
+    r"locked)|prize|winner|password|security alert|delivery (?:failed|notice)))",
+)
+_GREETING_NAME = re.compile(
+    r"^(?:hi|hello|hey|dear|good (?:morning|afternoon|evening))[ ,]+"
+    r"((?:dr|mr|mrs|ms|prof)\.? )?([A-Z][\w'-]+)(?: ([A-Z][\w'-]+))?",
+    _I,
+)
+
+
+def _greeted_wrong(email: EmailText, info: ScenarioInfo) -> str | None:
+    if not email.greeting or not email.lines or not info.first:
+        return None
+    m = _GREETING_NAME.match(email.lines[0])
+    if m is None:
+        return None
+    names = {w.lower() for w in (m.group(2), m.group(3)) if w}
+    names -= {"team", "there", "all", "everyone", "folks", "sir", "madam", "friend"}
+    if not names:
+        return None
+    if names & {info.first, info.last}:
+        return None
+    return m.group(2)
+
+
+_OTHER_COMPANY = re.compile(r"\b(?:at|for|to) ([A-Z][\w&'-]+(?: [A-Z][\w&'-]+){0,2})(?:'s)?")
+
+
+def _wrong_company(email: EmailText, info: ScenarioInfo, known: str) -> str | None:
+    """A company named as the reader's ('your team at X', 'X's audit') that is neither
+    theirs nor anything the graph, the sender or the scenario mention."""
+    if not info.company_word:
+        return None
+    for m in re.finditer(
+        r"\b(?:your (?:team|teams|people|colleagues|group|folks) (?:at|in)|"
+        r"(?:everyone|teams?|people|folks) at|here at|over at) "
+        r"([A-Z][\w&'-]+(?: [A-Z][\w&'-]+){0,2})",
+        email.body,
+    ):
+        name = m.group(1)
+        low = name.lower()
+        if info.company_word in low or low.split()[0] in known:
+            continue
+        return name
+    return None
+
+
+def deception(
+    email: EmailText, info: ScenarioInfo, subject_fit: float | None, known: str
+) -> tuple[float, str]:
+    """(score, reason). `subject_fit`: how close the subject is to the body in meaning
+    (None when not measured); `known`: lower-case text of everything the email may
+    name (graph, scenario, sender)."""
+    found: list[tuple[str, float]] = []
+    subject = email.subject or ""
+    if _THREAD_SUBJECT.match(subject):
+        found.append((f"a reply/forward subject {subject[:30]!r} on a first email", 0.7))
+    low = f"{subject}\n{email.body}".lower()
+    if (m := _THREAD_BODY.search(email.lower)) is not None:
+        found.append((f"pretends an earlier exchange {m.group(0)[:40]!r}", 0.6))
+    urgent = [m.group(0) for m in _URGENCY.finditer(low)]
+    if urgent:
+        found.append((f"fake urgency {urgent[0][:40]!r}", min(0.8, 0.5 + 0.15 * len(urgent))))
+    if (m := _GUARANTEE.search(low)) is not None:
+        found.append((f"guarantees {m.group(0)[:30]!r}", 0.5))
+    if (m := _CLICKBAIT.search(subject.lower())) is not None:
+        found.append((f"clickbait subject {m.group(0)[:30]!r}", 0.6))
+    elif subject_fit is not None and subject.strip() and subject_fit < 0.0:
+        found.append(("the subject is not about the body", 0.5 * min(1.0, -subject_fit / 0.1)))
+    if (who := _greeted_wrong(email, info)) is not None:
+        found.append((f"greets {who!r}, not the reader", 0.8))
+    if (co := _wrong_company(email, info, known)) is not None:
+        found.append((f"names {co!r} as the reader's company", 0.6))
+    return _score(found, "nothing deceptive")
+
+
+# -- tone -----------------------------------------------------------------------------
+
+_PASSIVE_AGGRESSIVE = re.compile(
+    r"\b(?:as i'?m sure you(?:'re| are)? (?:already )?(?:know|aware)|as you (?:surely|"
+    r"should|must|probably) (?:know|be aware)|i(?:'ve| have) (?:reached out|written|emailed|"
+    r"tried to reach you|contacted you|sent)[^.?!]{0,30}(?:several|multiple|a few|many|"
+    r"three|four|numerous|\d+) times|(?:per|see) my (?:last|previous|earlier) (?:email|"
+    r"note|message)|i (?:still )?haven'?t heard back|not sure (?:if|whether) you (?:saw|"
+    r"read|got)|(?:in case|since) you (?:missed|ignored|didn'?t (?:read|see|reply|respond))|"
+    r"still waiting|i(?:'m| am) (?:a (?:bit|little) )?surprised (?:you|that you|nobody)|"
+    r"(?:i guess|i assume|i suppose|presumably) you(?:'re| are)? (?:too )?(?:busy|not "
+    r"interested)|if you (?:actually|really|even|truly) care|with all due respect|"
+    r"no offen[cs]e|(?:just|simply) (?:bumping|checking) (?:this|in) (?:again|once more)|"
+    r"(?:unless|if) (?:of course )?you(?:'re| are) (?:happy|fine|okay|content) "
+    r"(?:to keep|with) (?:losing|wasting|falling)|"
+    r"my (?:last|previous|earlier|other) (?:\w+ )?(?:emails?|notes?|messages?)|"
+    r"(?:went|gone|go|got|get|been) (?:unanswered|buried|lost|ignored)|"
+    r"(?:i'?m sure|i know|no doubt) you(?:'re| are)? (?:very |so |really |well )?"
+    r"(?:busy|aware)|as you (?:no doubt|already|surely|must|should|well) (?:\w+ )?know|"
+    r"(?:i'?ll|i will) (?:just )?(?:be here|keep trying|try (?:once|one more time|again))|"
+    r"no (?:pressure|worries),? (?:of course|if not)|i'?d have thought|"
+    r"if you ever (?:find|want|get|have)|circling back,? (?:again|one more time|once more)|"
+    r"\(again\)|maybe this time|i'?m sure you have your own|two different things)",
+)
+_SHAMING = re.compile(
+    r"\b(?:(?:frankly|honestly),? (?:it'?s|that'?s|this is) (?:embarrassing|unacceptable|"
+    r"irresponsible|negligent|inexcusable|surprising)|(?:embarrassing|unacceptable|"
+    r"irresponsible|negligent|inexcusable|shameful|careless) (?:for|that|how|to)|"
+    r"your (?:team|people|staff|department|operation|company)(?:'s)? (?:is|are|keeps?|"
+    r"has been|have been) (?:clearly |still |obviously )?(?:failing|behind|losing|"
+    r"struggling|dropping the ball|asleep|careless|negligent|wasting)|"
+    r"(?:you|your team) (?:should|ought to) (?:be|feel) (?:ashamed|embarrassed|worried)|"
+    r"(?:you|your team) (?:keep|kept) (?:failing|losing|missing|wasting)|"
+    r"(?:you(?:'re| are)|your team is) (?:behind the times|still in the dark ages|"
+    r"stuck in the past|being left behind)|how (?:can|could) you (?:still|possibly)|"
+    r"(?:everyone|every(?:one)? else|all your (?:peers|competitors)) (?:has|have) "
+    r"(?:already )?(?:moved|switched|fixed|solved)|"
+    r"let (?:your|the) (?:customers|patients|clients|guests|team|board) down|"
+    r"(?:can|could) you (?:really )?(?:afford|justify) (?:to )?(?:keep|another)|"
+    r"it'?s (?:your|on you)[^.?!]{0,20}fault|(?:you|your team) dropped the ball|"
+    # Comparisons that belittle: "most teams moved past this years ago".
+    r"(?:grew|grown|moved|stopped|closed|fixed|solved|abandoned|left)\b[^.?!]{0,50}"
+    r"(?:years ago|a while ago|long ago|long before)|"
+    r"(?:hard|difficult|tough|awkward) to (?:explain|justify) to|"
+    r"(?:time|rest of the market|rest of the industry)[^.?!]{0,25}(?:caught|catch(?:es)?) up|"
+    r"catch up with (?:the rest|everyone|your peers)|"
+    r"(?:suggests|means|shows|tells me) (?:that )?(?:your|the|nobody|no one)\b[^.?!]{0,40}"
+    r"(?:isn'?t|is not|aren'?t|hasn'?t|haven'?t|simply|mostly|guessing|reacting|nobody|"
+    r"no one|not (?:watching|paying|managing|keeping))|"
+    r"(?:nobody|no one|without anyone) (?:on|at|in) (?:your|\w+)\b[^.?!]{0,30}"
+    r"(?:notic|watch|look|check|catch)|"
+    r"(?:do|doing) (?:this|it|things) properly|well-run (?:site|team|company|firm|"
+    r"operation|utility|hotel|clinic|business)|shouldn'?t (?:happen|be happening)|"
+    r"avoidable mistakes|worst \w+ (?:i'?ve|i have) (?:ever )?seen|"
+    r"(?:frankly|to be blunt|i'?ll be (?:honest|direct|blunt)|honestly),)",
+)
+_CONDESCENDING = re.compile(
+    r"\b(?:let me (?:explain|spell (?:it|this) out)|(?:it'?s|this is) not rocket science|"
+    r"even (?:you|your team) (?:can|could|should)|(?:simply|obviously|clearly) you "
+    r"(?:need|should|don'?t)|you (?:probably|may) not (?:understand|realise|realize|"
+    r"know) (?:this|that|how)|in (?:simple|plain) terms for you|"
+    r"(?:surely|obviously) you (?:know|realise|realize|understand|can see))",
+)
+_INSULTS = re.compile(
+    r"\b(?:amateur(?:ish)?|incompetent|clueless|stupid|idiot(?:s|ic)?|pathetic|lazy|"
+    r"useless|dumb|ridiculous|laughable|sloppy|moron(?:s|ic)?|worthless|inept|dinosaurs?|"
+    r"a joke|a mess|no idea what (?:you|they)|have no clue|don'?t have a clue)\b",
+)
+_THREAT = re.compile(
+    r"\b(?:or else|you(?:'ll| will) regret|(?:let|tell) your (?:board|boss|ceo|manager)|"
+    r"cc(?:'?ing)? your (?:ceo|boss|board)|legal action|name and shame|report you|"
+    r"(?:there will be|face the) consequences|if you don'?t (?:respond|reply|act)[^.?!]{0,40}"
+    r"(?:will|i'?ll|we'?ll))",
+)
+
+
+def tone(email: EmailText) -> tuple[float, str]:
+    text = f"{email.subject}\n{email.body}".lower()
+    found: list[tuple[str, float]] = []
+    for name, rx, cost in (
+        ("insult", _INSULTS, 0.8),
+        ("threat", _THREAT, 0.8),
+        ("shaming", _SHAMING, 0.6),
+        ("passive-aggressive", _PASSIVE_AGGRESSIVE, 0.55),
+        ("condescending", _CONDESCENDING, 0.5),
+    ):
+        hits = [m.group(0) for m in rx.finditer(text)]
+        if hits:
+            found.append((f"{name} {hits[0][:40]!r}", min(0.9, cost + 0.15 * (len(hits) - 1))))
+    return _score(found, "courteous")
+
+
+# -- grammar and completeness ----------------------------------------------------------
+
+_CAP_AFTER = re.compile(
+    r"\b(?:because|since|that|which|and|but|so|while|when|as|or|of|the|a|an|to|is|are)"
+    r"[ ]+(?!I\b|I'|CEO|CFO|COO|CTO|VP|AI|API|SLA|OK)([A-Z][a-z]{2,})\b"
+)
+_LOWER_AFTER_COLON = re.compile(r": (?:[A-Z][a-z]+ ){0,1}")
+_CAP_AFTER_COLON_CLAUSE = re.compile(
+    r"\b(?:matters because|reason is|this is why|the point is|problem is|which means)"
+    r"[: ]+([A-Z][a-z]+)"
+)
+_DANGLING_END = re.compile(
+    r"\b(?:and|or|but|because|which|that|so|with|of|to|the|a|an|for|while|as|since|"
+    r"leads to|such as|including)\s*[.!?]?\s*$",
+)
+_AGREEMENT = re.compile(
+    r"\b(?:(?:we|they|you) (?:is|was|has|does|doesn'?t|helps|makes|gets|wants|needs|saves|"
+    r"cuts|reduces|provides|offers|works|knows)|"
+    r"i (?:is|are|has|does|doesn'?t|helps|makes|gets|wants|needs|knows)|"
+    r"(?:he|she|it|this|our (?:tool|product|platform|system|software|solution)) "
+    r"(?:are|were|do|don'?t|help|make|reduce|provide|offer|give|save|cut|work)\b|"
+    r"(?:can|could|will|would|should|must|may|might) (?:to \w+|\w+s|\w+ed|\w+ing)\b|"
+    r"(?:more|most) (?:better|worse|faster|easier|cheaper|bigger)|"
+    r"a (?:[aeio]\w+)|an (?:[bcdfgjklmnpqrstvwxz]\w+)|"
+    r"(?:don'?t|doesn'?t|didn'?t) \w+ed\b|"
+    r"(?:me and (?:my|the) team|me and \w+) (?:can|will|would)|"
+    r"(\w{3,}) \1)\b",
+)
+# Words that end in -s/-ed/-ing without being a wrong verb form after a modal.
+_MODAL_OK = re.compile(
+    r"(?:can|could|will|would|should|must|may|might) (?:\w*eed|\w*ss|\w*us|\w*is|this|"
+    r"always|perhaps|sometimes|nevertheless|afterwards|towards|as|us|bring|spring|string|"
+    r"sing|ring|nothing|something|anything|everything|bias|red|shed|bed|wed|embed|led|"
+    r"shred|sled)\b",
+    _I,
+)
+_ARTICLE_OK = re.compile(
+    r"(?:a (?:one|once|unit|uni\w+|use\w*|user\w*|usual\w*|euro\w*|eu\w+|u\.)|"
+    r"an (?:hour\w*|honest\w*|honou?r\w*|heir\w*|x\w*))\b",
+    _I,
+)
+_RUN_ON_WORDS = 45
+_FRAGMENT_VERBLESS = re.compile(
+    r"\b(?:is|are|was|were|be|been|has|have|had|do|does|did|can|could|will|would|should|"
+    r"may|might|must|\w+(?:s|ed|es))\b",
+    _I,
+)
+
+
+def _sentence_problems(text: str, common: frozenset[str]) -> list[str]:
+    probs: list[str] = []
+    words = text.split()
+    if not words:
+        return probs
+    first = words[0].lstrip("\"'(“‘")
+    if first[:1].isalpha() and first[:1].islower():
+        probs.append(f"starts lower-case {text[:25]!r}")
+    if (
+        (m := _CAP_AFTER.search(text)) is not None
+        and not _proper_noun(m.group(1), common)
+        or (m := _CAP_AFTER_COLON_CLAUSE.search(text)) is not None
+        and not _proper_noun(m.group(1), common)
+    ):
+        probs.append(f"capital mid-sentence {m.group(0)[:30]!r}")
+    low = text.lower()
+    if _DANGLING_END.search(low) and len(words) > 2:
+        probs.append(f"ends on a connector {text[-25:]!r}")
+    if len(words) > _RUN_ON_WORDS:
+        probs.append(f"run-on ({len(words)} words)")
+    for m in _AGREEMENT.finditer(low):
+        span = text[m.start() : m.end()]
+        if _MODAL_OK.match(span) or _ARTICLE_OK.match(span):
+            continue
+        if span[:3].lower() == "an " and span[3:].split()[0].isupper():
+            continue  # "an SLA", "an MRI": a letter name that starts with a vowel sound
+        probs.append(f"ungrammatical {span[:25]!r}")
+        break
+    return probs
+
+
+# Capitalised words that are ordinary mid-sentence: names of days, months, languages.
+_PROPER_COMMON = frozenset(
+    [
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "english",
+        "european",
+        "american",
+        "british",
+    ]
+)
+_PROPER_NOUNS: set[str] = set()
+
+
+def _proper_noun(word: str, common: frozenset[str]) -> bool:
+    """A capitalised word read as a name: anything but a common word in sentence case.
+    Common words are those written in lower case in the email or the graph
+    (`common`), or a short built-in list of function words."""
+    low = word.lower()
+    if low in _PROPER_COMMON:
+        return True
+    return low not in _COMMON_LOWER and low not in common
+
+
+_COMMON_LOWER = frozenset(
+    [
+        "much",
+        "many",
+        "most",
+        "some",
+        "the",
+        "this",
+        "that",
+        "these",
+        "those",
+        "there",
+        "their",
+        "they",
+        "our",
+        "your",
+        "every",
+        "each",
+        "knowing",
+        "understanding",
+        "standard",
+        "standards",
+        "managing",
+        "tracking",
+        "keeping",
+        "making",
+        "using",
+        "having",
+        "being",
+        "getting",
+        "finding",
+        "building",
+        "running",
+        "reducing",
+        "improving",
+        "ensuring",
+        "providing",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "how",
+        "why",
+        "it",
+        "its",
+        "if",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "from",
+        "with",
+        "without",
+        "about",
+        "after",
+        "before",
+        "during",
+        "into",
+        "through",
+        "over",
+        "under",
+        "between",
+        "against",
+        "among",
+        "across",
+        "all",
+        "any",
+        "both",
+        "few",
+        "more",
+        "other",
+        "such",
+        "only",
+        "own",
+        "same",
+        "so",
+        "than",
+        "too",
+        "very",
+        "can",
+        "will",
+        "just",
+        "should",
+        "now",
+        "also",
+        "because",
+        "but",
+        "and",
+        "or",
+        "not",
+        "no",
+        "nor",
+        "yet",
+        "as",
+        "an",
+        "a",
+        "one",
+        "two",
+        "three",
+    ]
+)
+
+
+_LOWER_WORD = re.compile(r"(?<![.!?:]\s)\b([a-z][a-z'-]+)\b")
+
+
+def lower_words(text: str) -> frozenset[str]:
+    """Words a text writes in lower case (so are not names when capitalised)."""
+    return frozenset(_LOWER_WORD.findall(text))
+
+
+def grammar(email: EmailText, common: frozenset[str] = frozenset()) -> tuple[float, str]:
+    """Problems per prose sentence; a sentence counts once. `common`: words the graph
+    writes in lower case."""
+    common = common | lower_words(email.body)
+    prose = email.prose
+    if not prose:
+        return (1.0, "no prose") if not email.tokens else (0.3, "no sentences")
+    bad: list[str] = []
+    for s in prose:
+        probs = _sentence_problems(s.text.strip(), common)
+        # A prose line with no end mark, unless it is the last line before a sign-off.
+        unended = s.text.strip()[-1:] not in ".!?:)\"'”" and len(s.tokens) > 3
+        if not probs and unended and s is not prose[-1]:
+            probs = [f"no end mark {s.text[-20:]!r}"]
+        if probs:
+            bad.append(probs[0])
+    if not bad:
+        return 1.0, "complete sentences"
+    share = len(bad) / len(prose)
+    score = max(0.0, 1.0 - 0.35 * len(bad) - 0.5 * share)
+    return score, f"{len(bad)} of {len(prose)} sentences broken: {bad[0]}"
+
+
+def _score(found: list[tuple[str, float]], clean: str) -> tuple[float, str]:
+    if not found:
+        return 1.0, clean
+    s = 1.0
+    for _, cost in found:
+        s *= 1.0 - cost
+    return s, "; ".join(w for w, _ in found)

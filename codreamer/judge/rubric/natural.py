@@ -1,0 +1,90 @@
+"""Naturalness (DESIGN §4): does the email read as a person wrote it for this reader?
+
+Readers mark down prose stitched from notes: a stock lead-in and a colon before each
+fact ("This is where the savings are: ..."), sentences that say nothing the graph or
+the prospect supports ("Left alone, that gap keeps costing."), notes written for the
+graph's author ("Understanding X is crucial because..."), and stock sales phrases
+("I hope this email finds you well", "leverage synergies"). Each finding costs; the
+score is the product of (1 - cost), with a reason naming the first findings.
+"""
+
+from __future__ import annotations
+
+import re
+
+from codreamer.judge.rubric.language import TOKEN
+from codreamer.judge.rubric.text_criteria import EmailText
+from codreamer.judge.rubric.words import EN_FUNCTION_WORDS
+
+# "<a short lead-in>: <a clause>" inside prose: the template's way of gluing facts on.
+_LEAD_IN = re.compile(r"^([^:]{3,70}):\s+(\S.{12,})$")
+_AUTHOR_NOTE = re.compile(
+    r"\b(?:understanding (?:the |how |why |what |this |these |its |their )?[\w -]{0,60}"
+    r"(?:is|are) (?:crucial|essential|key|important|vital|critical)|"
+    r"(?:is|are) (?:crucial|essential|key|important|vital|critical) (?:to|for) understanding|"
+    r"this (?:node|concept|connection|link|relationship|section|area) "
+    r"(?:explores|connects|links|describes|covers|highlights|shows|relates)|"
+    r"(?:explores|examines) (?:the|how|why) [\w -]{0,40}(?:relat|connect|link|overlap)|"
+    r"helps identify (?:potential|where|how)|(?:potential )?overlaps? (?:or|and) needs|"
+    r"could address|directly applicable to|this connects|connects [\w -]{0,40} (?:to|with) "
+    r"(?:the|our|product)|the (?:customer|company)'s claim of|implies an internal)",
+)
+_STOCK = re.compile(
+    r"\b(?:i hope (?:this|you|all)[^.?!]{0,25}(?:well|great|good)|i am writing (?:to|with)|"
+    r"i'?m reaching out|i wanted to (?:reach out|touch base|introduce)|touch(?:ing)? base|"
+    r"leverag(?:e|ing) (?:our|synerg)|synerg(?:y|ies)|best[- ]in[- ]class|cutting[- ]edge|"
+    r"world[- ]class|game[- ]chang|revolutioni[sz]|seamless(?:ly)? integrat|"
+    r"state[- ]of[- ]the[- ]art|take (?:your|it) to the next level|unlock (?:your|the) "
+    r"(?:full )?potential|in today'?s (?:fast[- ]paced|competitive|ever)|"
+    r"(?:industry|market)[- ]leading|solutions? provider|value proposition|"
+    r"(?:circle|circling) back|low[- ]hanging fruit|move the needle|paradigm|holistic|"
+    r"robust solution|empower(?:s|ing)? (?:your|teams|organi[sz]ations)|"
+    r"drive (?:efficienc|growth|value)|end[- ]to[- ]end solution)",
+)
+_ASKISH = re.compile(
+    r"\?|\b(?:would|could|can|shall|let me know|happy to|glad to|free|available|open to|"
+    r"worth|call|chat|minutes)\b",
+)
+
+
+def naturalness(email: EmailText, vocab: frozenset[str]) -> tuple[float, str]:
+    """`vocab`: lower-case words of the graph and the scenario (what a fact-bearing
+    sentence draws on)."""
+    prose = email.prose
+    if not prose:
+        return (1.0, "no prose") if not email.tokens else (0.5, "no sentences")
+    found: list[tuple[str, float]] = []
+    lead_ins = [s.text for s in prose if _LEAD_IN.match(s.text.strip())]
+    if len(lead_ins) >= 2:
+        found.append(
+            (f"{len(lead_ins)} facts glued on after a stock lead-in "
+             f"({lead_ins[0].split(':')[0][:30]!r}:)", min(0.7, 0.2 * (len(lead_ins) - 1)))
+        )  # fmt: skip
+    notes = [m.group(0) for s in prose if (m := _AUTHOR_NOTE.search(s.text.lower()))]
+    if notes:
+        found.append(
+            (f"a note for the graph's author {notes[0][:40]!r}", min(0.8, 0.5 * len(notes)))
+        )
+    filler = []
+    for s in prose:
+        if _ASKISH.search(s.text.lower()):
+            continue
+        content = [t for t in s.tokens if t not in EN_FUNCTION_WORDS and len(t) > 2]
+        if content and len(s.tokens) <= 14 and not any(t in vocab for t in content):
+            filler.append(s.text)
+    if filler:
+        found.append((f"{len(filler)} sentences with nothing behind them "
+                      f"({filler[0][:35]!r})", min(0.6, 0.2 * len(filler))))  # fmt: skip
+    stock = [m.group(0) for m in _STOCK.finditer(f"{email.subject}\n{email.lower}".lower())]
+    if stock:
+        found.append((f"stock phrases ({stock[0][:30]!r})", min(0.7, 0.25 * len(stock))))
+    if not found:
+        return 1.0, "reads as written by a person"
+    score = 1.0
+    for _, cost in found:
+        score *= 1.0 - cost
+    return score, "; ".join(w for w, _ in found)
+
+
+def vocabulary(*texts: str) -> frozenset[str]:
+    return frozenset(TOKEN.findall(" ".join(texts).lower()))

@@ -1,0 +1,408 @@
+"""Criteria read by meaning (DESIGN §4), with the sentence embeddings of `meaning`:
+
+    relevance      the email's content fits what is known of the prospect: their
+                   notes, or only their title, company, industry and stack. Measured
+                   against the graph: how close the email comes to the node that
+                   fits the prospect best, so it means the same on every graph.
+    grounding      each cited fact is expressed, a paraphrase included
+    subject fit    the subject is about the body (deception reads it)
+    contradiction  a sentence about a cited fact that states other numbers, the
+                   opposite polarity, or an invented customer or case study
+
+Everything a graph contributes (its sentences and their vectors) is computed
+once per graph and kept in `GraphVectors`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from codreamer.graph.schema import CUSTOMER_JOB
+from codreamer.judge.rubric.meaning import embed, top_mean
+from codreamer.models import Scenario
+
+_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?:\s?%|\s?x\b)?")
+_WORDNUM = {
+    "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+    "seven": "7", "eight": "8", "nine": "9", "ten": "10", "half": "50%", "twice": "2x",
+    "dozen": "12", "hundred": "100",
+}  # fmt: skip
+_WORDNUM_RX = re.compile(r"\b(" + "|".join(_WORDNUM) + r")\b")
+_ANTONYMS = (
+    ("increase", "decrease"), ("increases", "decreases"), ("increased", "decreased"),
+    ("more", "less"), ("more", "fewer"), ("higher", "lower"), ("faster", "slower"),
+    ("most", "few"), ("most", "least"), ("always", "never"), ("rise", "fall"),
+    ("rises", "falls"), ("gain", "loss"), ("improve", "worsen"), ("improves", "worsens"),
+    ("easy", "hard"), ("cheap", "expensive"), ("cheaper", "costlier"), ("early", "late"),
+    ("earlier", "later"), ("longer", "shorter"), ("larger", "smaller"), ("many", "few"),
+    ("majority", "minority"), ("strong", "weak"), ("accurate", "inaccurate"),
+    ("reliable", "unreliable"), ("common", "rare"), ("frequent", "rare"),
+    ("often", "rarely"), ("reduce", "increase"), ("reduces", "increases"),
+    ("reduced", "increased"), ("lowers", "raises"), ("safe", "unsafe"),
+    ("compliant", "non-compliant"), ("manual", "automatic"), ("manually", "automatically"),
+    ("before", "after"), ("up", "down"), ("cuts", "raises"), ("cut", "raise"),
+    ("rising", "falling"), ("growing", "shrinking"), ("above", "below"),
+    ("slow", "fast"), ("costly", "cheap"), ("automated", "manual"), ("all", "none"),
+    ("every", "no"), ("continuous", "periodic"), ("real-time", "daily"),
+    ("instantly", "eventually"), ("live", "daily"),
+)  # fmt: skip
+_OPPOSITE: dict[str, set[str]] = {}
+for _a, _b in _ANTONYMS:
+    _OPPOSITE.setdefault(_a, set()).add(_b)
+    _OPPOSITE.setdefault(_b, set()).add(_a)
+_WORD = re.compile(r"[a-z][a-z'-]*")
+# Quantity and frequency words fall in a class: a sentence about a cited fact that
+# moves a quantity from one class to another ("most" -> "few", "every minute" ->
+# "once an hour") says something else than the fact.
+_HIGH = frozenset(
+    [
+        "most",
+        "majority",
+        "usually",
+        "often",
+        "always",
+        "frequently",
+        "commonly",
+        "typically",
+        "mostly",
+    ]
+)
+_LOW = frozenset(["rarely", "seldom", "minority", "never", "hardly", "uncommon", "least", "barely"])
+_FREQUENCY = re.compile(
+    r"\b(?:every (?:minute|second|few (?:seconds|minutes))|in real[- ]time|real[- ]time|"
+    r"live|instantly|continuously|(?:every|once an?|each|per) (?:hour|day|night|week|month|"
+    r"quarter|year)|hourly|daily|nightly|weekly|monthly|quarterly|yearly|annually)\b"
+)
+_FREQ_RANK = {"second": 0, "minute": 1, "real": 1, "live": 1, "instantly": 0,
+              "continuously": 1, "hour": 2, "hourly": 2, "day": 3, "daily": 3, "night": 3,
+              "nightly": 3, "week": 4, "weekly": 4, "month": 5, "monthly": 5, "quarter": 6,
+              "quarterly": 6, "year": 7, "yearly": 7, "annually": 7}  # fmt: skip
+
+
+def _frequencies(text: str) -> set[int]:
+    out = set()
+    for m in _FREQUENCY.finditer(text):
+        for w, r in _FREQ_RANK.items():
+            if w in m.group(0):
+                out.add(r)
+                break
+    return out
+
+
+_PROOF = re.compile(
+    r"\b(?:helped|helping|worked with|work with|customers? (?:like|such as|including)|"
+    r"clients? (?:like|such as|including)|teams? (?:like|at)|companies (?:like|such as)|"
+    r"case study (?:with|from|of)|just like|for example,?|for instance,?|recently,?) "
+    r"((?:the )?[A-Z][\w&'-]+(?: [A-Z][\w&'-]+){0,2})"
+)
+_RESULT = re.compile(
+    r"\b(?:cut|reduced|saved|increased|boosted|doubled|tripled|grew|lowered|slashed|"
+    r"improved|dropped)\b[^.!?]{0,40}?\b(?:by )?\d+(?:\.\d+)?\s?(?:%|percent|x)"
+)
+
+SAME_TOPIC = 0.5  # cosine above which an email sentence speaks of a node sentence
+SAME_WORDS = 0.3  # ...and the share of content words they share before polarity counts
+EXPRESSED = 0.42  # cosine above which a cited node counts as expressed
+
+
+def split_sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SPLIT.split(text.strip()) if len(s.split()) >= 3]
+
+
+def numbers(text: str, words: bool = True) -> set[str]:
+    low = text.lower()
+    out = {n.replace(",", "").replace(" ", "") for n in _NUMBER.findall(low)}
+    if words:
+        out.update(_WORDNUM[w] for w in _WORDNUM_RX.findall(low))
+    return out
+
+
+def _unit(n: str) -> str:
+    return "%" if n.endswith("%") else "x" if n.endswith("x") else ""
+
+
+_STOP = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "of",
+        "to",
+        "in",
+        "on",
+        "for",
+        "and",
+        "or",
+        "but",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "with",
+        "by",
+        "at",
+        "from",
+        "as",
+        "your",
+        "you",
+        "we",
+        "our",
+        "they",
+        "their",
+        "i",
+        "my",
+        "so",
+        "than",
+        "then",
+        "there",
+        "which",
+        "who",
+        "what",
+        "when",
+        "how",
+        "can",
+        "could",
+        "will",
+        "would",
+        "should",
+        "may",
+        "might",
+        "have",
+        "has",
+        "had",
+        "do",
+        "does",
+        "did",
+    ]
+)
+
+
+@dataclass
+class GraphVectors:
+    """A graph's sentences and their vectors, made once per graph."""
+
+    node_ids: list[str]
+    node_vecs: np.ndarray  # one row per node (its content)
+    sentences: dict[str, list[str]]  # node -> its content sentences
+    sentence_vecs: dict[str, np.ndarray]
+    numbers: dict[str, set[str]]  # node -> numbers its text states
+    text: str  # all node text, lower case (names an email may use)
+    all_numbers: set[str]  # every number the graph states
+
+    @classmethod
+    def of(cls, contents: dict[str, str]) -> GraphVectors:
+        ids = list(contents)
+        vecs = embed([contents[i] for i in ids])
+        sents = {i: split_sentences(contents[i]) or [contents[i]] for i in ids}
+        flat = [s for i in ids for s in sents[i]]
+        flat_vecs = embed(flat)
+        sv: dict[str, np.ndarray] = {}
+        k = 0
+        for i in ids:
+            n = len(sents[i])
+            sv[i] = flat_vecs[k : k + n]
+            k += n
+        nums = {i: numbers(contents[i]) for i in ids}
+        text = " ".join(f"{i} {contents[i]}" for i in ids).lower()
+        every = set().union(*(numbers(contents[i], words=False) for i in ids)) if ids else set()
+        return cls(ids, vecs, sents, sv, nums, text, every)
+
+
+def profile_text(scenario: Scenario) -> tuple[str, str]:
+    """(what is known of the prospect as text, 'notes' | 'profile' | '')."""
+    p = scenario.prospect
+    notes = (p.notes or "").strip()
+    if notes:
+        return notes, "notes"
+    parts = []
+    if p.title:
+        parts.append(p.title)
+    if p.industry:
+        parts.append(f"in {p.industry}")
+    if p.tech_stack:
+        parts.append("using " + ", ".join(p.tech_stack))
+    if len(parts) == 0:
+        return "", ""
+    return " ".join(parts), "profile"
+
+
+@dataclass
+class EmailVectors:
+    sentences: list[str]
+    vecs: np.ndarray
+    subject: np.ndarray | None
+    body: np.ndarray
+
+
+def email_vectors(subject: str, prose: list[str]) -> EmailVectors:
+    texts = [*prose, subject, " ".join(prose)]
+    vecs = embed(texts)
+    n = len(prose)
+    return EmailVectors(prose, vecs[:n], vecs[n] if subject.strip() else None, vecs[n + 1])
+
+
+def relevance(
+    ev: EmailVectors, profile: np.ndarray, kind: str, gv: GraphVectors | None
+) -> tuple[float, str]:
+    """How close the email's best sentences come to the prospect, against how close
+    the graph's nodes come (the best node is what an email could reach)."""
+    if ev.vecs.shape[0] == 0:
+        return 0.0, "no prose to relate to the prospect"
+    s = top_mean(ev.vecs @ profile, 2)
+    if gv is not None and len(gv.node_ids) > 1:
+        node = gv.node_vecs @ profile
+        hi = float(node.max())
+        lo = float(np.median(node))
+        span = max(hi - lo, 0.05)
+        score = (s - lo) / span * 0.5 + 0.5
+    else:
+        score = s / 0.35
+    score = min(1.0, max(0.0, score))
+    what = "their notes" if kind == "notes" else "their role and industry"
+    return score, f"fits {what} by meaning ({score:.2f}, cosine {s:.2f})"
+
+
+def grounding(ev: EmailVectors, cited: list[str], gv: GraphVectors) -> tuple[float, list[str], str]:
+    """(share of cited facts the body expresses by meaning, the missing ones, reason)."""
+    facts = [c for c in cited if c in gv.sentence_vecs and c != CUSTOMER_JOB]
+    if not facts:
+        return 0.0, [], "no cited fact to express"
+    if ev.vecs.shape[0] == 0:
+        return 0.0, facts, "no prose"
+    missing = []
+    for c in facts:
+        best = float((gv.sentence_vecs[c] @ ev.vecs.T).max())
+        if best < EXPRESSED:
+            missing.append(c)
+    share = 1.0 - len(missing) / len(facts)
+    why = f"{len(facts) - len(missing)}/{len(facts)} cited facts expressed by meaning"
+    return share, missing, why
+
+
+def subject_fit(ev: EmailVectors, gv: GraphVectors | None, profile: np.ndarray | None) -> float:
+    """How much closer the subject is to this body than to an unrelated text: its
+    cosine with the body, minus a floor (the typical cosine of unrelated texts).
+    Below 0: not about the body."""
+    if ev.subject is None or ev.vecs.shape[0] == 0:
+        return 1.0
+    s = max(float(ev.subject @ ev.body), float((ev.vecs @ ev.subject).max()))
+    if profile is not None:
+        s = max(s, float(ev.subject @ profile))
+    return s - 0.12
+
+
+def contradiction(
+    ev: EmailVectors, cited: list[str], gv: GraphVectors, known: str
+) -> tuple[float, str]:
+    """Sentences that speak of a cited fact but state other numbers or the opposite;
+    invented customers, case studies and results. `known`: lower-case text of
+    everything the email may name without a citation (scenario, sender)."""
+    found: list[tuple[str, float]] = []
+    facts = [c for c in cited if c in gv.sentence_vecs]
+    if facts and ev.vecs.shape[0]:
+        node_sents = [(c, s) for c in facts for s in gv.sentences[c]]
+        mat = np.vstack([gv.sentence_vecs[c] for c in facts])
+        sims = ev.vecs @ mat.T
+        for i, sent in enumerate(ev.sentences):
+            j = int(sims[i].argmax())
+            if sims[i, j] < SAME_TOPIC:
+                continue
+            node, fact = node_sents[j]
+            # Numbers: a figure of the same kind (%, x, plain) that the fact states
+            # otherwise and the graph nowhere states; small counts ("2 teams") are
+            # not checked.
+            f_nums = numbers(fact, words=False)
+            all_graph = gv.all_numbers
+            wrong = [
+                n
+                for n in numbers(sent, words=False) - f_nums - all_graph - numbers(known)
+                if any(_unit(n) == _unit(f) for f in f_nums) and (_unit(n) or len(n) >= 2)
+            ]
+            if wrong:
+                same = next(f for f in f_nums if _unit(f) == _unit(wrong[0]))
+                found.append((f"says {wrong[0]} where the graph says {same} ({node[:30]})", 0.6))
+                continue
+            ew = [w for w in _WORD.findall(sent.lower()) if w not in _STOP]
+            fw = [w for w in _WORD.findall(fact.lower()) if w not in _STOP]
+            fset, eset = set(fw), set(ew)
+            overlap = len(fset & eset) / max(1, min(len(fset), len(eset)))
+            if overlap < SAME_WORDS and sims[i, j] < 0.6:
+                continue
+            flips = [w for w in eset - fset if _OPPOSITE.get(w, set()) & (fset - eset)]
+            if overlap < SAME_WORDS:
+                flips = []
+            elif not flips and (
+                eset & _HIGH
+                and fset & _LOW
+                and not eset & _LOW
+                or eset & _LOW
+                and fset & _HIGH
+                and not eset & _HIGH
+            ):
+                flips = sorted(eset & (_HIGH | _LOW))
+            ef, ff = _frequencies(sent.lower()), _frequencies(fact.lower())
+            if not flips and ef and ff and not ef & ff:
+                flips = ["how often"]
+            # Negation alone is not read: a paraphrase often negates ("without anyone
+            # babysitting the cache"), and one sentence cannot tell the two apart.
+            if flips:
+                found.append((f"states the opposite ({flips[0]!r}) of {node[:30]!r}", 0.6))
+    body = " ".join(ev.sentences)
+    names = {m.group(1) for m in _PROOF.finditer(body)}
+    invented = [n for n in names if n.lower().removeprefix("the ") not in gv.text
+                and n.lower() not in known and n.split()[0].lower() not in _NOT_NAMES]  # fmt: skip
+    if invented:
+        found.append((f"invented customer or case study {invented[0]!r}", 0.6))
+    results = [m.group(0) for m in _RESULT.finditer(body)]
+    unsupported = [r for r in results if not (numbers(r, words=False) & gv.all_numbers)]
+    if unsupported:
+        found.append((f"a result the graph does not state {unsupported[0][:40]!r}", 0.5))
+    if not found:
+        return 1.0, "no claim against the cited facts"
+    score = 1.0
+    for _, cost in found:
+        score *= 1.0 - cost
+    return score, "; ".join(w for w, _ in found[:3])
+
+
+_NOT_NAMES = frozenset(
+    [
+        "i",
+        "we",
+        "you",
+        "your",
+        "our",
+        "their",
+        "the",
+        "a",
+        "an",
+        "this",
+        "that",
+        "these",
+        "those",
+        "it",
+        "he",
+        "she",
+        "they",
+        "my",
+        "one",
+        "many",
+        "most",
+        "some",
+        "several",
+        "every",
+        "each",
+    ]
+)
