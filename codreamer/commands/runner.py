@@ -28,6 +28,7 @@ class LoopRequest:
     graph: Path | None = None
     scenario: list[str] | None = None
     group_size: int | None = None
+    patience: int | None = None
     seed: int = 0
     policy: str | None = None
     judge: str | None = None
@@ -52,6 +53,7 @@ def config_from_cli(req: LoopRequest, settings: Settings) -> tuple[Any, LoopConf
         "iterations": req.iterations,
         "depth": req.depth,
         "group_size": req.group_size,
+        "patience": req.patience,
         "seed": req.seed,
         "policy": req.policy,
         "judge": req.judge,
@@ -98,6 +100,7 @@ def run_from_cli(req: LoopRequest, *, json_out: bool, with_oracle: bool = False)
                     "graph",
                     "scenario",
                     "group_size",
+                    "patience",
                     "policy",
                     "judge",
                     "trainer",
