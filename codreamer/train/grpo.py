@@ -10,9 +10,16 @@ reward, which would otherwise drown the style's (relevance gates the reward, so
 walks differ by far more than styles do; the embedded policy pairs rollouts on
 one walk so that such peers exist). Objective per decision: the clipped surrogate
 min(rho * A, clip(rho, 1 - eps, 1 + eps) * A) minus beta * KL(pi || pi_ref)
-(the unbiased k3 estimator), averaged over a trajectory's decisions and then
-over trajectories; maximised by Adam for `mu` inner epochs. Gradients are
-exact and analytic: the policy is linear-softmax.
+(the unbiased k3 estimator) plus entropy_coef * H(pi) (exploration), averaged
+over a trajectory's decisions and then over trajectories; maximised by Adam for
+`mu` inner epochs. Gradients are exact and analytic: the policy is linear-softmax.
+
+Exploration: probabilities are softmax(logits / T) for sampling and scoring
+alike. The trainer owns T: after an iteration whose groups collapsed (no reward
+spread in at least `collapse_share` of them, TRL's frac_reward_zero_std) it
+raises T for the next one, and lowers it back once groups spread again. A
+collapsed group has zero advantages but still takes the entropy bonus, which is
+what pulls a sharpened policy back into trying other emails.
 
 `GRPOTrainer` owns the optimiser (Adam) and the reference parameters for the
 KL term; the policy only says how likely its choices are under given
