@@ -1,27 +1,33 @@
-"""Does learning matter? Per graph, over held-out prospects (DESIGN §4, issue 11).
+"""Learning against search at the same budget (DESIGN §4, issue 22), v3.
 
-For each graph (the sample graph, both reference graphs, a generated ~60-node
-graph with topical branches) and its training / held-out prospects:
+Learning is measured the way the field measures sample efficiency: a run that
+judged N emails against search that judged N emails, per prospect.
 
-  oracle      the best judged reward in the embedded action space, per held-out
-              prospect (exact: every walk x style, pruned only by the judge's proven
-              ceiling, as codreamer/train/oracle.py does)
-  learned     greedy email of the policy after N learn-loop iterations on the
-              training prospects (the real loop, several seeds)
-  untrained   the initial policy's mean sampled reward
-  uniform     uniformly random walks and styles, mean reward
-  trivial     shortest path + the best fixed style (chosen on the training prospects)
-  best_fixed  the best single (walk, style) chosen on the training prospects, the
-              same for every held-out prospect
+Graphs: the sample graph, the reference graphs (../shared/kg), and generated
+topical graphs of 60 and 300 nodes (benchmarks/_topic_graph.py). Runs:
 
-Acceptance: best_fixed <= 0.85 x oracle, trivial <= 0.8 x oracle, learned >= 0.95 x
-oracle, on every graph; the benchmark fails itself (exit 1) when a fixed action
-comes within 0.05 of the oracle, since learning can then not be told from a
-lookup table. Also: one 5-iteration learn-loop with 4 training prospects on
-synthetic-data-16 through the CLI (wall, process start included), and judged
-embedded rollouts per second on one core. Prints JSON.
+  single   one learn-loop per prospect (the common case), several seeds
+  multi    one learn-loop on all the graph's training prospects, several seeds
 
-    uv run python benchmarks/bench_learning.py [--seeds 3] [--iterations 5]
+Compared per prospect, as a share of its oracle:
+
+  (a) final        the run's final email (the best email it judged)
+  (b) greedy       the trained policy's own greedy email
+  (c) random@N     best of N uniformly random emails (random walk and style)
+  (d) untrained@N  best of N rollouts of the untrained policy
+  (e) oracle       exact (codreamer/train/oracle.py: every walk x style, pruned
+                   only by the judge's proven ceiling)
+
+N is the number of emails the run judged (iterations x group_size rollouts plus
+one greedy email per iteration and the baseline's). Curves give each against N,
+iteration by iteration (search: the mean over repeats of the best of the first
+N). Transfer: the multi-prospect run's policy writes greedily, with no training,
+for the graph's held-out prospects. Seeds: mean and worst.
+
+    uv run python benchmarks/bench_learning.py [--seeds 5] [--iterations 5] [--only topic-60]
+
+Prints one JSON object. The figures depend on the judge; the acceptance flags
+say which of the issue's targets the current judge's figures meet.
 """
 
 from __future__ import annotations
@@ -29,7 +35,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -40,7 +45,7 @@ import numpy as np
 from _common import REPO, SHARED_KG, emit
 from _topic_graph import topic_graph
 
-from codreamer.agent.compose import ALL_STYLES, EmailStyle, compose_email, shortest_path
+from codreamer.agent.compose import ALL_STYLES, EmailStyle, compose_email
 from codreamer.agent.policies.embedded import EmbeddedPolicy
 from codreamer.agent.rollout import RolloutEnv, rollout
 from codreamer.agent.tools import AgentTools
@@ -50,40 +55,53 @@ from codreamer.graph.scores import NodeScores
 from codreamer.graph.store import GraphStore
 from codreamer.judge.base import RubricGroupJudge
 from codreamer.loaders import load_scenarios
+from codreamer.loop.artifacts import read_json
+from codreamer.loop.evaluate import evaluate
 from codreamer.loop.learn_loop import run_learn_loop
 from codreamer.loop.local import new_local_run
 from codreamer.models import CUSTOMER_JOB, Scenario
 from codreamer.runs.spec import RunSpec
-from codreamer.train.oracle import walks
+from codreamer.train.oracle import oracle
 
 PROSPECTS = REPO / "benchmarks" / "prospects"
+REPEATS = 10  # search repeats per prospect, for the expected best-of-N
 
 
-def graphs() -> dict[str, tuple[GraphStore, list[Scenario], list[Scenario]]]:
+def graphs(
+    sizes: tuple[int, ...],
+) -> dict[str, tuple[GraphStore, list[Scenario], list[Scenario], list[str]]]:
+    """name -> (graph, training prospects, held-out prospects, single-run prospects)."""
     out = {}
     sample = load_scenarios(REPO / "data" / "scenarios.json")
-    out["data/graph.json"] = (
+    out["sample"] = (
         GraphStore.from_json(json.loads((REPO / "data" / "graph.json").read_text())),
         [s for s in sample if not s.held_out],
         [s for s in sample if s.held_out],
+        # The CFO and Priya presets, the issue's two cases.
+        ["harborfresh-finance", "northfield-dairy-ops"],
     )
-    for name, data in (
-        ("synthetic-data-16", json.loads((SHARED_KG / "synthetic-data-16.json").read_text())),
-        ("weave-feedback-5", json.loads((SHARED_KG / "weave-feedback-5.json").read_text())),
-        ("topic-60 (generated)", topic_graph(seed=0)),
-    ):
-        key = name.split(" ")[0]
-        spec = json.loads((PROSPECTS / f"{key}.json").read_text())
-        out[name] = (
-            GraphStore.from_json(data),
-            [Scenario.model_validate(s) for s in spec["train"]],
-            [Scenario.model_validate(s) for s in spec["held_out"]],
+    topic = json.loads((PROSPECTS / "topic-60.json").read_text())
+    sources: list[tuple[str, Any, dict[str, Any]]] = [
+        (name, json.loads((SHARED_KG / f"{name}.json").read_text()), spec)
+        for name, spec in (
+            (n, json.loads((PROSPECTS / f"{n}.json").read_text()))
+            for n in ("synthetic-data-16", "weave-feedback-5")
         )
+    ]
+    for per_topic, label in ((12, "topic-60"), (60, "topic-300")):
+        if per_topic * 5 in sizes or label == "topic-60":
+            sources.append((label, topic_graph(seed=0, per_topic=per_topic), topic))
+    for name, data, spec in sources:
+        train = [Scenario.model_validate(s) for s in spec["train"]]
+        held = [Scenario.model_validate(s) for s in spec["held_out"]]
+        if name == "topic-300":  # its oracle takes ~15 s a prospect: two of each
+            train, held = train[:2], held[:2]
+        out[name] = (GraphStore.from_json(data), train, held, [s.id for s in train[:2]])
     return out
 
 
 class Scorer:
-    """Judged reward of (walk, style) for a scenario, memoised."""
+    """Judged reward of (walk, style) for a prospect, memoised."""
 
     def __init__(self, store: GraphStore) -> None:
         self.store = store
@@ -99,47 +117,15 @@ class Scorer:
         return r
 
 
-def best_over(
-    score: Scorer, all_walks: list[list[str]], scs: list[Scenario]
-) -> tuple[float, tuple[list[str], EmailStyle]]:
-    """The best single (walk, style) by mean reward over `scs`; walks whose ceiling
-    cannot beat the best found are skipped (walks sorted by ceiling first)."""
-    ceiling = score.judge.rubric.ceiling
-    best, arg = -1.0, (all_walks[0], ALL_STYLES[0])
-    for w in all_walks:
-        if ceiling(w) <= best:
-            continue
-        for st in ALL_STYLES:
-            v = statistics.fmean(score(s, w, st) for s in scs)
-            if v > best:
-                best, arg = v, (w, st)
-    return best, arg
-
-
-def mean_sampled(store: GraphStore, scs: list[Scenario], depth: int, policy: Any, n: int) -> float:
-    judge = RubricGroupJudge(store)
-    tools = AgentTools(store, NodeScores(store.nodes))
-    rng = np.random.default_rng(12345)
-    out = []
-    for sc in scs:
-        env = RolloutEnv(store, tools, sc, depth)
-        meta = TrajectoryMeta(trajectory_id="u", scenario_id=sc.id, iteration=0)
-        out.append(
-            statistics.fmean(
-                judge.score(rollout(policy, env, rng, meta).final_email, sc).total for _ in range(n)
-            )
-        )
-    return statistics.fmean(out)
-
-
-def uniform_mean(
-    store: GraphStore, scs: list[Scenario], depth: int, score: Scorer, n: int
-) -> float:
-    """Uniform over the choices a rollout faces: next node or FINISH, then each style head."""
+def random_best_curve(
+    store: GraphStore, sc: Scenario, depth: int, score: Scorer, ns: list[int]
+) -> list[float]:
+    """(c): expected best of N uniformly random emails, at each N of `ns`."""
     rng = np.random.default_rng(7)
-    vals = []
-    for sc in scs:
-        for _ in range(n):
+    curves = []
+    for _ in range(REPEATS):
+        vals = []
+        for _ in range(ns[-1]):
             path = [CUSTOMER_JOB]
             while len(path) - 1 < depth and store.hops_to_feature(path[-1]) != 0:
                 cands = [nb.id for nb in store.out_neighbours(path[-1]) if nb.id not in path]
@@ -147,169 +133,197 @@ def uniform_mean(
                 if k == len(cands):
                     break
                 path.append(cands[k])
-            style = ALL_STYLES[int(rng.integers(len(ALL_STYLES)))]
-            vals.append(score(sc, path, style))
-    return statistics.fmean(vals)
+            vals.append(score(sc, path, ALL_STYLES[int(rng.integers(len(ALL_STYLES)))]))
+        best = np.maximum.accumulate(vals)
+        curves.append([float(best[n - 1]) for n in ns])
+    return [statistics.fmean(c[i] for c in curves) for i in range(len(ns))]
 
 
-def learned(
+def untrained_best_curve(
+    store: GraphStore, sc: Scenario, depth: int, score: Scorer, ns: list[int]
+) -> list[float]:
+    """(d): expected best of N rollouts of the untrained policy, at each N of `ns`."""
+    policy = EmbeddedPolicy(store)
+    env = RolloutEnv(store, AgentTools(store, NodeScores(store.nodes)), sc, depth)
+    meta = TrajectoryMeta(trajectory_id="u", scenario_id=sc.id, iteration=0)
+    rng = np.random.default_rng(11)
+    curves = []
+    for _ in range(REPEATS):
+        vals = []
+        for _ in range(ns[-1]):
+            t = rollout(policy, env, rng, meta)
+            style = EmailStyle(**(t.metadata.style or {}))
+            vals.append(score(sc, list(t.final_email.citations), style))
+        best = np.maximum.accumulate(vals)
+        curves.append([float(best[n - 1]) for n in ns])
+    return [statistics.fmean(c[i] for c in curves) for i in range(len(ns))]
+
+
+def run(
+    settings: Settings, store: GraphStore, train: list[Scenario], iterations: int, seed: int
+) -> Path:
+    # Patience off: every run judges the same N, so the curves line up.
+    config = RunSpec(iterations=iterations, seed=seed, patience=0).loop_config(train)
+    paths = new_local_run(settings, store, config)
+    result = run_learn_loop(paths, settings=settings)
+    assert result.status == "succeeded", result.error
+    return paths.dir
+
+
+def run_curve(run_dir: Path, iterations: int) -> list[float]:
+    """(a) against N: the best email judged so far, after each iteration."""
+    return [
+        read_json(run_dir / f"iter{k}_email.json")["metrics"]["best_reward"]
+        for k in range(1, iterations + 1)
+    ]
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    return {"mean": round(statistics.fmean(values), 4), "worst": round(min(values), 4)}
+
+
+def bench_graph(
+    name: str,
     store: GraphStore,
     train: list[Scenario],
     held: list[Scenario],
-    iterations: int,
-    depth: int,
-    seeds: int,
+    single_ids: list[str],
+    args: argparse.Namespace,
     settings: Settings,
-) -> tuple[float, list[float], dict[str, list[str]]]:
-    per_seed, paths_seen = [], {}
-    for seed in range(seeds):
-        config = RunSpec(iterations=iterations, depth=depth, seed=seed).loop_config(train, held)
-        paths = new_local_run(settings, store, config)
-        result = run_learn_loop(paths, settings=settings)
-        assert result.status == "succeeded", result.error
-        report = json.loads(paths.eval_report.read_text())
-        per_seed.append(report["mean_reward"])
-        if seed == 0:
-            paths_seen = {r["scenario_id"]: r["citations"] for r in report["results"]}
-    return statistics.fmean(per_seed), per_seed, paths_seen
-
-
-def cli_loop_wall(tmp: Path) -> float:
-    """`codreamer learn-loop 5` on synthetic-data-16 with 4 training prospects, timed
-    from process start to exit."""
-    spec = json.loads((PROSPECTS / "synthetic-data-16.json").read_text())
-    files = []
-    for s in spec["train"]:
-        f = tmp / f"{s['id']}.json"
-        f.write_text(json.dumps(s))
-        files.append(str(f))
-    cmd = [str(Path(sys.executable).parent / "codreamer"), "learn-loop", "5", "--json"]
-    cmd += ["--graph", str(SHARED_KG / "synthetic-data-16.json")]
-    for f in files:
-        cmd += ["--scenario", f]
-    env = {"CODREAMER_RESULTS_DIR": str(tmp / "cli"), "PATH": "/usr/bin:/bin"}
+) -> dict[str, Any]:
     t0 = time.perf_counter()
-    done = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, check=False)
-    wall = time.perf_counter() - t0
-    if done.returncode != 0:
-        raise SystemExit(f"learn-loop failed: {done.stderr[-500:]}")
-    return wall
+    depth, its, gs = 5, args.iterations, RunSpec().group_size
+    ns = [k * gs + k + 1 for k in range(1, its + 1)]  # emails judged after iteration k
+    score = Scorer(store)
+    orc = {s.id: oracle(store, s, depth).reward for s in train + held}
+    by_id = {s.id: s for s in train}
 
+    # Single-prospect runs.
+    single: dict[str, Any] = {}
+    for sid in single_ids:
+        sc, o = by_id[sid], orc[sid]
+        finals, greedies, curves = [], [], []
+        for seed in range(args.seeds):
+            d = run(settings, store, [sc], its, seed)
+            fin = read_json(d / "final_email.json")
+            finals.append(fin["reward"] / o)
+            greedies.append(fin["greedy_email"]["reward"] / o)
+            curves.append([v / o for v in run_curve(d, its)])
+        rand = [v / o for v in random_best_curve(store, sc, depth, score, ns)]
+        untr = [v / o for v in untrained_best_curve(store, sc, depth, score, ns)]
+        single[sid] = {
+            "oracle": orc[sid],
+            "final": summary(finals),
+            "greedy": summary(greedies),
+            "random_at_N": round(rand[-1], 4),
+            "untrained_at_N": round(untr[-1], 4),
+            "curve": {
+                "N": ns,
+                "final": [round(statistics.fmean(c[i] for c in curves), 4) for i in range(its)],
+                "random": [round(v, 4) for v in rand],
+                "untrained": [round(v, 4) for v in untr],
+            },
+        }
 
-def rollouts_per_s(seconds: float = 2.0) -> float:
-    store = GraphStore.from_json(json.loads((SHARED_KG / "synthetic-data-16.json").read_text()))
-    spec = json.loads((PROSPECTS / "synthetic-data-16.json").read_text())
-    sc = Scenario.model_validate(spec["train"][0])
-    policy = EmbeddedPolicy(store)
-    env = RolloutEnv(store, AgentTools(store, NodeScores(store.nodes)), sc, 5)
+    # Multi-prospect runs, then transfer of their policy to held-out prospects.
+    mfinal: dict[str, list[float]] = {s.id: [] for s in train}
+    mgreedy: dict[str, list[float]] = {s.id: [] for s in train}
+    transfer: dict[str, list[float]] = {s.id: [] for s in held}
     judge = RubricGroupJudge(store)
-    rng = np.random.default_rng(0)
-    meta = TrajectoryMeta(trajectory_id="b", scenario_id=sc.id, iteration=1)
-    n, t0 = 0, time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
-        judge.score(rollout(policy, env, rng, meta).final_email, sc)
-        n += 1
-    return n / (time.perf_counter() - t0)
+    for seed in range(args.seeds):
+        d = run(settings, store, train, its, seed)
+        fin = read_json(d / "final_email.json")
+        for p in fin.get("per_prospect") or [{"scenario_id": train[0].id, **fin}]:
+            mfinal[p["scenario_id"]].append(p["reward"] / orc[p["scenario_id"]])
+        report = read_json(d / "eval_report.json")  # split "training": greedy per prospect
+        for r in report["results"]:
+            mgreedy[r["scenario_id"]].append(r["reward"] / orc[r["scenario_id"]])
+        if held:
+            policy = EmbeddedPolicy(store)
+            policy.load_state_dict(read_json(d / f"iter{its}_policy.json"))
+            tools = AgentTools(
+                store, NodeScores(store.nodes, read_json(d / f"iter{its}_node_scores.json"))
+            )
+            rep = evaluate(policy, store, tools, held, judge, depth)
+            for r in rep.results:
+                transfer[r.scenario_id].append(r.reward / orc[r.scenario_id])
+    # Search at the multi run's budget per prospect (its group per prospect plus, for
+    # the first, the greedy emails): N per prospect = iterations x group_size.
+    n_multi = its * gs
+    mrand = {
+        s.id: random_best_curve(store, s, depth, score, [n_multi])[0] / orc[s.id] for s in train
+    }
+    muntr = {
+        s.id: untrained_best_curve(store, s, depth, score, [n_multi])[0] / orc[s.id] for s in train
+    }
+    multi = {
+        s.id: {
+            "oracle": orc[s.id],
+            "final": summary(mfinal[s.id]),
+            "greedy": summary(mgreedy[s.id]),
+            "random_at_N": round(mrand[s.id], 4),
+            "untrained_at_N": round(muntr[s.id], 4),
+        }
+        for s in train
+    }
+    held_out = {s.id: {"oracle": orc[s.id], "greedy": summary(transfer[s.id])} for s in held}
+
+    # The issue's acceptance, as measured with today's judge.
+    all_final = [v for s in single.values() for v in (s["final"]["worst"],)]
+    all_final += [m["final"]["worst"] for m in multi.values()]
+    greedy_vs_random = [s["greedy"]["mean"] >= s["random_at_N"] for s in single.values()]
+    greedy_vs_random += [m["greedy"]["mean"] >= m["random_at_N"] for m in multi.values()]
+    return {
+        "nodes": len(store),
+        "N_single": ns[-1],
+        "N_multi_per_prospect": n_multi,
+        "single": single,
+        "multi": multi,
+        "held_out_transfer": held_out,
+        "acceptance": {
+            "final_ge_0.97_oracle_worst_seed": min(all_final) >= 0.97,
+            "greedy_ge_random_at_N_mean": all(greedy_vs_random),
+            "held_out_greedy_ge_0.93_oracle": all(
+                h["greedy"]["mean"] >= 0.93 for h in held_out.values()
+            ),
+        },
+        "wall_s": round(time.perf_counter() - t0, 2),
+    }
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--iterations", type=int, default=5)
-    ap.add_argument("--depth", type=int, default=5)
-    ap.add_argument("--samples", type=int, default=200, help="rollouts per prospect for means")
     ap.add_argument("--only", default=None, help="run only the graph whose name contains this")
+    ap.add_argument("--no-300", action="store_true", help="skip the 300-node graph")
     args = ap.parse_args()
+    t0 = time.perf_counter()
     out: dict[str, Any] = {
         "seeds": args.seeds,
         "iterations": args.iterations,
-        "depth": args.depth,
+        "group_size": RunSpec().group_size,
         "graphs": {},
     }
-    failures: list[str] = []
+    sizes = () if args.no_300 else (300,)
     with tempfile.TemporaryDirectory() as tmp_s:
         tmp = Path(tmp_s)
         settings = Settings(CODREAMER_RESULTS_DIR=tmp / "results", CODREAMER_DATA_DIR=REPO / "data")
-        for name, (store, train, held) in graphs().items():
+        for name, (store, train, held, single_ids) in graphs(sizes).items():
             if args.only and args.only not in name:
                 continue
-            t0 = time.perf_counter()
-            score = Scorer(store)
-            # Walks reaching a Product Feature first: they set a high bar early, and a
-            # walk whose ceiling (the judge's proven bound for any email citing it)
-            # cannot beat the bar is skipped. Exact, as in train/oracle.py.
-            ceiling = score.judge.rubric.ceiling
-            all_walks = sorted(walks(store, CUSTOMER_JOB, args.depth), key=lambda w: -ceiling(w))
-            orc = {s.id: best_over(score, all_walks, [s]) for s in held}
-            oracle_mean = statistics.fmean(v for v, _ in orc.values())
-            # Best fixed action and best fixed style, chosen on the training prospects.
-            _, best_fixed = best_over(score, all_walks, train)
-            sp = shortest_path(store)
-            triv_style = max(
-                ALL_STYLES, key=lambda st: statistics.fmean(score(s, sp, st) for s in train)
-            )
-            fixed_held = statistics.fmean(score(s, *best_fixed) for s in held)
-            # The best single action for the held-out prospects themselves (an upper
-            # bound on any fixed strategy): how close a lookup table could get.
-            fixed_ceiling, _ = best_over(score, all_walks, held)
-            trivial = statistics.fmean(score(s, sp, triv_style) for s in held)
-            untrained = mean_sampled(store, held, args.depth, EmbeddedPolicy(store), args.samples)
-            uniform = uniform_mean(store, held, args.depth, score, args.samples)
-            learned_mean, learned_seeds, learned_paths = learned(
-                store, train, held, args.iterations, args.depth, args.seeds, settings
-            )
-            ratio = {
-                "learned": learned_mean / oracle_mean,
-                "best_fixed": fixed_held / oracle_mean,
-                "best_fixed_for_held_out": fixed_ceiling / oracle_mean,
-                "trivial": trivial / oracle_mean,
-                "untrained": untrained / oracle_mean,
-                "uniform": uniform / oracle_mean,
-            }
-            checks = {
-                "best_fixed_le_0.85": ratio["best_fixed"] <= 0.85,
-                "trivial_le_0.8": ratio["trivial"] <= 0.8,
-                "learned_ge_0.95": ratio["learned"] >= 0.95,
-                "no_fixed_action_within_0.05": fixed_ceiling < oracle_mean - 0.05,
-            }
-            for k, ok in checks.items():
-                if not ok:
-                    failures.append(f"{name}: {k}")
-            out["graphs"][name] = {
-                "nodes": len(store),
-                "walks": len(all_walks),
-                "styles": len(ALL_STYLES),
-                "held_out": [s.id for s in held],
-                "oracle": round(oracle_mean, 4),
-                "oracle_per_prospect": {k: round(v, 4) for k, (v, _) in orc.items()},
-                "learned": round(learned_mean, 4),
-                "learned_per_seed": [round(x, 4) for x in learned_seeds],
-                "untrained": round(untrained, 4),
-                "uniform": round(uniform, 4),
-                "trivial": round(trivial, 4),
-                "best_fixed": round(fixed_held, 4),
-                "best_fixed_for_held_out": round(fixed_ceiling, 4),
-                "over_oracle": {k: round(v, 4) for k, v in ratio.items()},
-                "checks": checks,
-                "oracle_paths": {k: a[0] for k, (_, a) in orc.items()},
-                "learned_paths_seed0": learned_paths,
-                "distinct_learned_arguments": len({tuple(p) for p in learned_paths.values()}),
-                "wall_s": round(time.perf_counter() - t0, 2),
-            }
-        if not args.only:
-            wall = cli_loop_wall(tmp)
-            out["cli_learn_loop_5it_4prospects_synthetic16_wall_s"] = round(wall, 3)
-            if wall >= 2.0:
-                failures.append(f"cli learn-loop wall {wall:.2f}s >= 2s")
-            rps = rollouts_per_s()
-            out["judged_rollouts_per_s_one_core"] = round(rps, 1)
-            if rps < 1000:
-                failures.append(f"{rps:.0f} judged rollouts/s < 1000")
-    out["failures"] = failures
-    out["ok"] = not failures
+            out["graphs"][name] = bench_graph(name, store, train, held, single_ids, args, settings)
+            print(f"{name}: {out['graphs'][name]['wall_s']} s", file=sys.stderr, flush=True)
+    out["acceptance"] = {
+        k: all(g["acceptance"][k] for g in out["graphs"].values())
+        for k in (
+            "final_ge_0.97_oracle_worst_seed",
+            "greedy_ge_random_at_N_mean",
+            "held_out_greedy_ge_0.93_oracle",
+        )
+    }
+    out["wall_s"] = round(time.perf_counter() - t0, 1)
     emit(out)
-    if failures:
-        sys.exit(1)
 
 
 if __name__ == "__main__":

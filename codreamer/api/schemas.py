@@ -16,6 +16,7 @@ ITERATIONS = request_field("iterations")
 DEPTH = request_field("depth")
 GROUP_SIZE = request_field("group_size")
 SEED = request_field("seed")
+PATIENCE = request_field("patience")
 
 EXAMPLE: dict[str, Any] = {
     "graph": [
@@ -81,6 +82,7 @@ class LearnLoopRequest(BaseModel):
     depth: StrictInt | None = DEPTH
     group_size: StrictInt | None = GROUP_SIZE
     seed: StrictInt | None = SEED
+    patience: StrictInt | None = PATIENCE
     scenario: str | ScenarioIn | None = Field(
         None,
         description="A scenario id from GET /scenarios, or a scenario object "

@@ -25,7 +25,8 @@ from codreamer.webhooks.outbox import read_outbox, summarize
 
 # The request fields that are run settings (codreamer.runs.spec.RunSpec).
 REQUEST_SETTINGS = (
-    "iterations", "depth", "group_size", "seed", "policy", "trainer", "judge", "sender"
+    "iterations", "depth", "group_size", "seed", "policy", "trainer", "judge", "sender",
+    "patience",
 )  # fmt: skip
 
 

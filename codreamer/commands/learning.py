@@ -34,6 +34,7 @@ def learn_loop_cmd(
     ] = None,
     group_size: Annotated[int | None, typer.Option(help=cli_help("group_size"))] = None,
     seed: Annotated[int, typer.Option(help=cli_help("seed"))] = 0,
+    patience: Annotated[int | None, typer.Option(min=0, max=50, help=cli_help("patience"))] = None,
     policy: Annotated[str | None, typer.Option(help="embedded | openai | art.")] = None,
     judge: Annotated[str | None, typer.Option(help="rubric | llm | ruler.")] = None,
     trainer: Annotated[
@@ -74,6 +75,7 @@ def learn_loop_cmd(
         graph=graph,
         scenario=scenario,
         group_size=group_size,
+        patience=patience,
         seed=seed,
         policy=policy,
         judge=judge,

@@ -28,6 +28,7 @@ class LoopRequest:
     graph: Path | None = None
     scenario: list[str] | None = None
     group_size: int | None = None
+    patience: int | None = None
     seed: int = 0
     policy: str | None = None
     judge: str | None = None
@@ -52,6 +53,7 @@ def config_from_cli(req: LoopRequest, settings: Settings) -> tuple[Any, LoopConf
         "iterations": req.iterations,
         "depth": req.depth,
         "group_size": req.group_size,
+        "patience": req.patience,
         "seed": req.seed,
         "policy": req.policy,
         "judge": req.judge,
@@ -98,6 +100,7 @@ def run_from_cli(req: LoopRequest, *, json_out: bool, with_oracle: bool = False)
                     "graph",
                     "scenario",
                     "group_size",
+                    "patience",
                     "policy",
                     "judge",
                     "trainer",
@@ -249,6 +252,17 @@ def summarize(
         "final_email": final["email"] if final else None,
         "final_reward": final["reward"] if final else None,
         "final_iteration": final["iteration"] if final else None,
+        # Whether the greedy policy wrote the final (best judged) email, and the
+        # trained policy's own greedy email beside it.
+        "final_from_greedy": final.get("greedy") if final else None,
+        "greedy_email": final["greedy_email"]["email"]
+        if final and "greedy_email" in final
+        else None,
+        "greedy_reward": final["greedy_email"]["reward"]
+        if final and "greedy_email" in final
+        else None,
+        "iterations_run": (final.get("metrics") or {}).get("iterations_run") if final else None,
+        "stopped_early": (final.get("metrics") or {}).get("stopped_early") if final else None,
         "prospects": describe(config.scenarios) + describe(config.eval_scenarios),
         "oracle_reward": oracle_reward,
         "error": meta.error,

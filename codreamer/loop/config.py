@@ -43,6 +43,8 @@ class LoopConfig(BaseModel):
     trainer: Literal["grpo", "art", "prompt", "none"]
     judge: Literal["rubric", "llm", "ruler"]
     sender: Sender
+    # Runs written before early stopping had none: off, so they resume as they ran.
+    patience: int = 0
     scenario: Scenario = Field(
         description="The scenario of each iteration's greedy email (the first training one)."
     )

@@ -7,7 +7,7 @@ never see each other's graph, scores or policy.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from codreamer.agent.policies.base import Policy
@@ -21,6 +21,7 @@ from codreamer.graph.store import GraphStore
 from codreamer.judge.base import GroupJudge, make_judge
 from codreamer.judge.feedback import FeedbackEvent, FeedbackIndex
 from codreamer.loop.artifacts import RunPaths, atomic_write_json, iter_jsonl, read_json
+from codreamer.loop.best import BestEmails, rebuild
 from codreamer.loop.config import LoopConfig
 from codreamer.loop.events import EventLog
 from codreamer.loop.status import RunMeta
@@ -48,6 +49,8 @@ class RunContext:
     on_webhook: WebhookSink | None
     should_stop: StopCheck
     step_started_at: float = 0.0  # perf_counter() when the current step began
+    # The best judged email so far per scenario id (rebuilt from files on resume).
+    best: BestEmails = field(default_factory=BestEmails)
 
     def env(self, scenario: Scenario) -> RolloutEnv:
         return RolloutEnv(self.store, self.tools, scenario, self.config.depth, self.config.sender)
@@ -129,6 +132,7 @@ def restore_checkpoint(ctx: RunContext, done: int) -> None:
     ctx.trainer.load_state_dict(state["trainer_state"])
     ctx.scores = NodeScores(ctx.store.nodes, read_json(ctx.paths.node_scores(done)))
     ctx.tools = AgentTools(ctx.store, ctx.scores)
+    ctx.best = rebuild(ctx.paths, ctx.config.scenario.id, done)
 
 
 def last_complete_iteration(paths: RunPaths, iterations: int) -> int:

@@ -7,7 +7,9 @@
       step 3  the trainer updates the policy      -> iter{i}_policy.json
       step 4  cited nodes move toward rewards     -> iter{i}_node_scores.json
       email   greedy rollout, updated policy      -> iter{i}_email.json, webhook "iteration"
-    final     the best greedy email of the run (ties: later) -> final_email.json,
+      (stop early once converged: `patience` iterations improved nothing, groups collapsed)
+    final     the best email judged in the run, from any rollout (ties: later),
+              the trained policy's greedy email beside it -> final_email.json,
               webhook "final"; step 5 evaluate -> eval_report.json
 
 Step 1 draws one group of group_size rollouts for every training scenario
@@ -39,6 +41,7 @@ from codreamer.loop.artifacts import (
     read_json,
     remove_stale_temps,
 )
+from codreamer.loop.best import greedy_record
 from codreamer.loop.context import (
     RunContext,
     StopCheck,
@@ -61,6 +64,7 @@ from codreamer.loop.status import read_meta, update_meta
 from codreamer.models import Scenario, WebhookPayload, utc_now_iso
 from codreamer.tracing import init_tracing, op
 from codreamer.train.base import TRAINERS
+from codreamer.train.grpo import frac_reward_zero_std
 
 __all__ = ["STEPS", "RunResult", "last_complete_iteration", "run_learn_loop", "step_slot"]
 
@@ -113,10 +117,25 @@ def run_learn_loop(
             done = 0
         else:
             restore_checkpoint(ctx, done)
-        for i in range(done + 1, config.iterations + 1):
-            _check_stop(ctx)
-            _iteration(ctx, i)
-        _final(ctx)
+        # A resumed run that had converged before it was stopped goes straight to its
+        # final email, as the uninterrupted run did.
+        last = done
+        if not _converged(ctx, done):
+            for i in range(done + 1, config.iterations + 1):
+                _check_stop(ctx)
+                _iteration(ctx, i)
+                last = i
+                if _converged(ctx, i):
+                    break
+        if last < config.iterations:
+            ctx.events.emit(
+                "run_converged",
+                iteration=last,
+                iterations=config.iterations,
+                patience=config.patience,
+                best_reward=ctx.best.reward(config.scenario.id),
+            )
+        _final(ctx, last)
     except RunCancelled:
         update_meta(paths, status="cancelled", finished_at=utc_now_iso())
         events.emit("run_cancelled")
@@ -131,7 +150,7 @@ def run_learn_loop(
 def _baseline(ctx: RunContext) -> None:
     ctx.events.emit("iteration_started", iteration=0, stage="baseline")
     write_checkpoint(ctx, 0, train_stats={})
-    email = _greedy_email(ctx, 0)
+    email = _greedy_email(ctx, 0, improved=False)
     _progress(ctx, 0, "email", done=True, metrics={"iteration": 0, **email["metrics"]})
     ctx.events.emit("iteration_finished", iteration=0, reward=email["reward"])
     _webhook(ctx, "baseline", 0, email)
@@ -157,9 +176,12 @@ def _iteration(ctx: RunContext, i: int) -> None:
     stats = reward_stats([t for g in judged for t in g])
     atomic_write_text(paths.step2_groups(i), groups_jsonl(judged, scenarios))
     atomic_write_jsonl(paths.rewards_per_traj(i), per_traj_rows(judged))
-    metrics = {**stats.model_dump(), "judge_failures": failures}
+    # TRL's frac_reward_zero_std: the share of groups that teach nothing.
+    frac = frac_reward_zero_std(judged)
+    metrics = {**stats.model_dump(), "judge_failures": failures, "frac_reward_zero_std": frac}
     atomic_write_json(paths.rewards_metrics(i), metrics)
-    _step_done(ctx, i, "score", **stats.model_dump())
+    _step_done(ctx, i, "score", **stats.model_dump(), frac_reward_zero_std=frac)
+    improved = ctx.best.offer_groups(judged)
 
     # Step 3: the trainer updates the policy (GRPO weights, ART weights, or the prompt).
     _check_stop(ctx)
@@ -178,20 +200,22 @@ def _iteration(ctx: RunContext, i: int) -> None:
 
     # The iteration's email, greedy with the updated policy; written last.
     _step(ctx, i, "email")
-    email = _greedy_email(ctx, i, extra_metrics=metrics)
+    explore: dict[str, Any] = {
+        k: train_stats[k] for k in ("temperature", "entropy") if k in train_stats
+    }
+    email = _greedy_email(ctx, i, extra_metrics={**metrics, **explore}, improved=improved)
     ctx.events.emit("iteration_finished", iteration=i, **email["metrics"])
     _progress(ctx, i, "email", done=True, metrics={"iteration": i, **email["metrics"]})
     _webhook(ctx, "iteration", i, email)
 
 
-def _final(ctx: RunContext) -> None:
+def _final(ctx: RunContext, last: int) -> None:
     n = ctx.config.iterations
-    email = _best_greedy_email(ctx)
-    atomic_write_json(ctx.paths.final_email, {**email, "stage": "final"})
+    record = final_record(ctx, last)
+    atomic_write_json(ctx.paths.final_email, record)
     # The webhook keeps iteration = n (the final event comes after every iteration's,
     # and receivers order events by it); where the email came from is a metric.
-    best = {**email, "metrics": {**email.get("metrics", {}), "from_iteration": email["iteration"]}}
-    _webhook(ctx, "final", n, best)
+    _webhook(ctx, "final", n, record)
     # Held-out prospects when there are any; else, with several training prospects,
     # each of them gets its email (one prospect's is the final email already).
     split, targets = "held_out", ctx.config.eval_scenarios
@@ -277,24 +301,67 @@ def _cited_rewards(groups: list[list[Trajectory]]) -> list[tuple[list[str], floa
     ]
 
 
-def _best_greedy_email(ctx: RunContext) -> dict[str, Any]:
-    """The run's best greedy email by judged reward; ties go to the later iteration.
-    An email the judge could not score never beats one it could."""
-    best: dict[str, Any] | None = None
-    for k in range(ctx.config.iterations + 1):
-        email = read_json(ctx.paths.email(k))
-        if best is None or _rank(email) >= _rank(best):
-            best = email
-    assert best is not None
-    return best
+def final_record(ctx: RunContext, last: int) -> dict[str, Any]:
+    """final_email.json: the best email judged in the run for the primary scenario
+    (from any rollout or greedy email; ties: the later), where it came from, and the
+    trained policy's own greedy email (iteration `last`'s) beside it. With several
+    training prospects, each one's best email too (`per_prospect`)."""
+    config = ctx.config
+    primary = config.scenario.id
+    greedy = read_json(ctx.paths.email(last))
+    best = ctx.best.best(primary) or greedy_record(greedy)
+    metrics: dict[str, Any] = {
+        "from_iteration": best["iteration"],
+        "from_greedy": bool(best["greedy"]),
+        "final_reward": best["reward"],
+        "greedy_reward": greedy["reward"],
+        "iterations_run": last,
+        "stopped_early": last < config.iterations,
+    }
+    record: dict[str, Any] = {
+        **best,
+        "stage": "final",
+        "metrics": {k: v for k, v in metrics.items() if v is not None},
+        "greedy_email": {
+            "iteration": last,
+            "email": greedy["email"],
+            "reward": greedy["reward"],
+            "trajectory_id": greedy.get("trajectory_id"),
+        },
+    }
+    if len(config.scenarios) > 1:
+        record["per_prospect"] = [
+            {"scenario_id": s.id, **_brief(ctx.best.best(s.id))} for s in config.scenarios
+        ]
+    return record
 
 
-def _rank(email: dict[str, Any]) -> float:
-    return float("-inf") if email.get("reward") is None else float(email["reward"])
+def _brief(best: dict[str, Any] | None) -> dict[str, Any]:
+    if best is None:
+        return {"iteration": None, "reward": None, "greedy": None, "email": None}
+    return {k: best[k] for k in ("iteration", "reward", "greedy", "email")}
+
+
+def _converged(ctx: RunContext, i: int) -> bool:
+    """True when iterations i-K+1..i (K = patience) each improved no prospect's best
+    judged email and had every group's rewards without spread. Read from the
+    iterations' email records, so a resumed run decides as the uninterrupted one."""
+    k = ctx.config.patience
+    if k <= 0 or i < k:
+        return False
+    for j in range(i - k + 1, i + 1):
+        m = read_json(ctx.paths.email(j)).get("metrics", {})
+        if m.get("improved", True) or m.get("frac_reward_zero_std", 0.0) < 1.0:
+            return False
+    return True
 
 
 def _greedy_email(
-    ctx: RunContext, i: int, extra_metrics: dict[str, Any] | None = None
+    ctx: RunContext,
+    i: int,
+    extra_metrics: dict[str, Any] | None = None,
+    *,
+    improved: bool,
 ) -> dict[str, Any]:
     scenario = ctx.config.scenario
     meta = TrajectoryMeta(
@@ -323,7 +390,16 @@ def _greedy_email(
         metrics.update(
             {
                 k: extra_metrics[k]
-                for k in ("mean", "median", "min", "max", "std")
+                for k in (
+                    "mean",
+                    "median",
+                    "min",
+                    "max",
+                    "std",
+                    "frac_reward_zero_std",
+                    "temperature",
+                    "entropy",
+                )
                 if k in extra_metrics
             }
         )
@@ -340,6 +416,12 @@ def _greedy_email(
         "auto_finalized": traj.metadata.auto_finalized,
         "metrics": metrics,
     }
+    # The greedy email is judged too: it may be the run's best so far.
+    improved = ctx.best.offer(scenario.id, greedy_record(record)) or improved
+    best = ctx.best.reward(scenario.id)
+    if best is not None:
+        metrics["best_reward"] = best
+    metrics["improved"] = improved if i > 0 else False
     atomic_write_json(ctx.paths.email(i), record)
     return record
 

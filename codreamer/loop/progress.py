@@ -58,13 +58,17 @@ class LoopProgress:
 
 def print_summary(console: Console, summary: dict[str, Any]) -> None:
     table = Table(title=f"Run {summary['run_id']}", show_lines=False)
-    for col in ("iteration", "mean", "median", "min", "max", "greedy"):
+    for col in ("iteration", "mean", "median", "min", "max", "greedy", "best", "no spread"):
         table.add_column(col, justify="right")
     for m in summary["iterations"]:
         table.add_row(
             str(m["iteration"]),
             *(f"{m[k]:.3f}" if k in m else "-" for k in ("mean", "median", "min", "max")),
-            f"{m['greedy_reward']:.3f}" if m.get("greedy_reward") is not None else "-",
+            *(
+                f"{m[k]:.3f}" if m.get(k) is not None else "-"
+                for k in ("greedy_reward", "best_reward")
+            ),
+            f"{m['frac_reward_zero_std']:.0%}" if "frac_reward_zero_std" in m else "-",
         )
     console.print(table)
     email = summary.get("final_email")
@@ -73,13 +77,20 @@ def print_summary(console: Console, summary: dict[str, Any]) -> None:
         subject, text = email["subject"], email["body"]
         body = f"[bold]{subject}[/bold]\n\n{text}\n\n[dim]citations: {cites}[/dim]"
         it = summary.get("final_iteration")
-        title = "final email" + (f" (best of the run: iteration {it})" if it is not None else "")
+        who = "greedy" if summary.get("final_from_greedy") else "sampled"
+        title = "final email" + (
+            f" (best judged in the run: iteration {it}, {who})" if it is not None else ""
+        )
         console.print(Panel(body, title=title, expand=False))
     line = (
         f"final reward {summary['final_reward']:.3f}"
         if summary.get("final_reward") is not None
         else ""
     )
+    if summary.get("greedy_reward") is not None:
+        line += f"   trained policy's greedy email {summary['greedy_reward']:.3f}"
+    if summary.get("stopped_early"):
+        line += f"   (converged: stopped after iteration {summary['iterations_run']})"
     if summary.get("oracle_reward") is not None:
         line += f"   oracle {summary['oracle_reward']:.3f}"
     if line:

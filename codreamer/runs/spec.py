@@ -42,6 +42,14 @@ DEPTH_MEANING = (
     "turns of any kind. The oracle searches walks of at most `depth` hops."
 )
 
+PATIENCE_MEANING = (
+    "Early stop on convergence (0-50; 0 turns it off): the run ends after iteration i "
+    "when none of the last `patience` iterations improved the best judged email of any "
+    "prospect and every group in each of them had rewards with no spread "
+    "(frac_reward_zero_std = 1). It then writes its final email and says so in a "
+    "`run_converged` event."
+)
+
 
 class RunSpec(BaseModel):
     """The run settings, each declared once. Construct with `resolve`."""
@@ -80,6 +88,12 @@ class RunSpec(BaseModel):
         "rubric", description="Who scores: rubric (offline, default), llm or ruler."
     )
     sender: Sender = Field(default_factory=Sender, description="Who signs the emails.")
+    patience: int = Field(
+        5,
+        ge=0,
+        le=50,
+        description=PATIENCE_MEANING,
+    )
 
     @field_validator("trainer")
     @classmethod

@@ -68,3 +68,58 @@ class GRPOConfig(BaseModel):
             "before this, so it only guards near-constant groups."
         ),
     )
+
+    # --- exploration ------------------------------------------------------------
+    # A group whose rollouts all write the same email has rewards with no spread:
+    # its advantages are zero and it teaches nothing (TRL logs the share of such
+    # groups as `frac_reward_zero_std`). Left alone, a policy that has sharpened
+    # onto one email stops learning there, however far below the best it is. Two
+    # knobs keep it exploring: an entropy bonus that resists the sharpening, and a
+    # sampling temperature that the trainer raises while groups are collapsed.
+    temperature: float = Field(
+        1.0,
+        gt=0.0,
+        le=100.0,
+        description=(
+            "Sampling temperature of the rollouts (default 1.0, as TRL's GRPOConfig): "
+            "choice probabilities are softmax(logits / temperature), and the update "
+            "scores log-probabilities at the same temperature, so the ratio compares "
+            "like with like. Greedy emails (each iteration's, evaluation) take the "
+            "argmax and do not depend on it."
+        ),
+    )
+    entropy_coef: float = Field(
+        0.01,
+        ge=0.0,
+        description=(
+            "Weight of the entropy bonus (default 0.01): the objective adds "
+            "entropy_coef x the entropy of every decision's choice distribution, "
+            "averaged like the surrogate. It applies to collapsed groups too (their "
+            "advantages are zero), so a policy that has sharpened onto one email is "
+            "pulled back toward trying others. 0 turns it off."
+        ),
+    )
+    collapse_share: float = Field(
+        0.5,
+        gt=0.0,
+        le=1.0,
+        description=(
+            "An iteration counts as collapsed when at least this share of its groups "
+            "have no reward spread (frac_reward_zero_std >= collapse_share; default 0.5)."
+        ),
+    )
+    temperature_growth: float = Field(
+        1.5,
+        ge=1.0,
+        description=(
+            "After a collapsed iteration the next one samples at temperature x this "
+            "(up to max_temperature); after one that was not collapsed, at temperature "
+            "/ this (down to `temperature`). 1.0 keeps the temperature fixed."
+        ),
+    )
+    max_temperature: float = Field(
+        4.0,
+        gt=0.0,
+        le=100.0,
+        description="The highest temperature exploration raises sampling to (default 4.0).",
+    )

@@ -10,9 +10,16 @@ reward, which would otherwise drown the style's (relevance gates the reward, so
 walks differ by far more than styles do; the embedded policy pairs rollouts on
 one walk so that such peers exist). Objective per decision: the clipped surrogate
 min(rho * A, clip(rho, 1 - eps, 1 + eps) * A) minus beta * KL(pi || pi_ref)
-(the unbiased k3 estimator), averaged over a trajectory's decisions and then
-over trajectories; maximised by Adam for `mu` inner epochs. Gradients are
-exact and analytic: the policy is linear-softmax.
+(the unbiased k3 estimator) plus entropy_coef * H(pi) (exploration), averaged
+over a trajectory's decisions and then over trajectories; maximised by Adam for
+`mu` inner epochs. Gradients are exact and analytic: the policy is linear-softmax.
+
+Exploration: probabilities are softmax(logits / T) for sampling and scoring
+alike. The trainer owns T: after an iteration whose groups collapsed (no reward
+spread in at least `collapse_share` of them, TRL's frac_reward_zero_std) it
+raises T for the next one, and lowers it back once groups spread again. A
+collapsed group has zero advantages but still takes the entropy bonus, which is
+what pulls a sharpened policy back into trying other emails.
 
 `GRPOTrainer` owns the optimiser (Adam) and the reference parameters for the
 KL term; the policy only says how likely its choices are under given
@@ -74,6 +81,29 @@ class AdamState:
         return cls(np.asarray(d["m"], dtype=float), np.asarray(d["v"], dtype=float), int(d["t"]))
 
 
+def frac_reward_zero_std(groups: list[list[Any]]) -> float:
+    """The share of judged groups whose rewards have no spread (TRL's
+    `frac_reward_zero_std`): their advantages are zero, so they teach nothing.
+    A group with a reward missing counts by the rewards it has; 0.0 with no groups."""
+    if not groups:
+        return 0.0
+    flat = 0
+    for group in groups:
+        rs = [float(t.reward) for t in group if t.reward is not None]
+        if len(rs) < 2 or max(rs) - min(rs) <= 1e-12:
+            flat += 1
+    return flat / len(groups)
+
+
+def next_temperature(current: float, frac_zero_std: float, cfg: GRPOConfig) -> float:
+    """Exploration's schedule: up by `temperature_growth` after a collapsed iteration
+    (at most `max_temperature`), back down toward `temperature` after one that was not."""
+    base = cfg.temperature
+    if frac_zero_std >= cfg.collapse_share:
+        return max(base, min(cfg.max_temperature, current * cfg.temperature_growth))
+    return max(base, current / cfg.temperature_growth)
+
+
 def group_advantages(rewards: list[float], eps: float) -> np.ndarray | None:
     """(r - mean) / (std + eps); None when every reward is equal (nothing to learn)."""
     r = np.asarray(rewards, dtype=float)
@@ -103,7 +133,9 @@ def same_walk_advantages(
 
 
 class GRPOTrainer:
-    """The `grpo` trainer: Adam state and reference parameters, checkpointed."""
+    """The `grpo` trainer: Adam state, reference parameters and the sampling
+    temperature, checkpointed. It sets the policy's temperature: the one the
+    iteration's rollouts are drawn at, then (after the update) the next one."""
 
     name = "grpo"
 
@@ -113,15 +145,28 @@ class GRPOTrainer:
         self.config = config or GRPOConfig()
         self.theta_ref = np.array(policy.theta, dtype=float, copy=True)
         self.adam = AdamState.zeros(self.theta_ref.size)
+        self.temperature = self.config.temperature
+        self._policy = policy
+        policy.temperature = self.temperature
 
     def step(self, policy: Any, judged_groups: list[list[Trajectory]]) -> dict[str, float]:
-        return grpo_update(policy, judged_groups, self.config, self.adam, self.theta_ref)
+        # The update scores log-probabilities at the temperature the rollouts used.
+        policy.temperature = self.temperature
+        stats = grpo_update(policy, judged_groups, self.config, self.adam, self.theta_ref)
+        frac = frac_reward_zero_std(judged_groups)
+        stats["frac_reward_zero_std"] = frac
+        stats["temperature"] = self.temperature
+        self.temperature = next_temperature(self.temperature, frac, self.config)
+        stats["next_temperature"] = self.temperature
+        policy.temperature = self.temperature
+        return stats
 
     def state_dict(self) -> dict[str, Any]:
         return {
             "trainer": self.name,
             "theta_ref": self.theta_ref.tolist(),
             "adam": self.adam.to_json(),
+            "temperature": self.temperature,
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
@@ -130,6 +175,9 @@ class GRPOTrainer:
             raise ValueError("trainer state belongs to a different policy")
         self.theta_ref = ref
         self.adam = AdamState.from_json(state["adam"])
+        # Checkpoints written before exploration had no temperature: the base one.
+        self.temperature = float(state.get("temperature", self.config.temperature))
+        self._policy.temperature = self.temperature
 
 
 def grpo_update(
@@ -150,9 +198,14 @@ def grpo_update(
         adv = group_advantages(rs, cfg.advantage_eps)
         if adv is None:
             skipped += 1
-            continue
-        walks = [tuple(t.final_email.citations) for t in group]
-        style_adv = same_walk_advantages(rs, walks, adv, cfg.advantage_eps)
+            if cfg.entropy_coef <= 0:
+                continue
+            # Nothing to learn from the rewards, but the entropy bonus still acts:
+            # that is what pulls a collapsed policy back into exploring.
+            adv = style_adv = np.zeros(len(group))
+        else:
+            walks = [tuple(t.final_email.citations) for t in group]
+            style_adv = same_walk_advantages(rs, walks, adv, cfg.advantage_eps)
         for traj, a, a_style in zip(group, adv, style_adv, strict=True):
             ds = traj.decisions
             if not ds:
@@ -173,11 +226,14 @@ def grpo_update(
 
     n = len(batch)
     lo, hi = 1.0 - cfg.epsilon, 1.0 + cfg.epsilon
-    objective = kl_mean = clip_frac = 0.0
+    ent_coef = cfg.entropy_coef
+    entropy_of = getattr(policy, "entropy_and_dlogits", None) if ent_coef > 0 else None
+    objective = kl_mean = clip_frac = entropy_mean = 0.0
     for _epoch in range(cfg.mu):
         grad = np.zeros_like(policy.theta)
-        objective = kl_sum = 0.0
+        objective = kl_sum = ent_sum = 0.0
         clipped = total = 0
+        entropies: dict[Any, list[Any]] = {}
         # A group's rollouts repeat the same decisions (same inputs, same choice) many
         # times: each is scored once per epoch and its gradient pushed back once, with
         # the coefficients of all its occurrences summed. Exact up to float rounding.
@@ -211,6 +267,21 @@ def grpo_update(
                     kl_sum += kl * scale
                     dkl = 1.0 - math.exp(x)
                     obj -= cfg.beta * kl
+                if entropy_of is not None:
+                    # Like the surrogate's: each distinct decision scored once an epoch,
+                    # its gradient pushed back once with its occurrences' weights summed.
+                    ent = entropies.get(same) if same is not None else None
+                    if ent is None:
+                        h, dh = entropy_of(d, policy.theta)
+                        if same is None:
+                            policy.add_grad(d, dh, ent_coef * scale, grad)
+                        else:
+                            ent = entropies[same] = [d, dh, ent_coef * scale, h]
+                    else:
+                        ent[2] += ent_coef * scale
+                    h = ent[3] if ent is not None else h
+                    ent_sum += h * scale
+                    obj += ent_coef * h
                 objective += obj * scale
                 coef = (dobj - cfg.beta * dkl) * scale
                 if coef == 0.0:
@@ -223,14 +294,18 @@ def grpo_update(
                     acc[2] += coef
         for d, dlogits, coef in pending.values():
             policy.add_grad(d, dlogits, coef, grad)
+        for d, dh, coef, _h in entropies.values():
+            policy.add_grad(d, dh, coef, grad)
         policy.theta = adam.step(policy.theta, grad, cfg)
         kl_mean = kl_sum
+        entropy_mean = ent_sum
         clip_frac = clipped / max(1, total)
     stats.update(
         {
             "updates": float(cfg.mu),
             "objective": objective,
             "kl": kl_mean,
+            "entropy": entropy_mean,
             "clip_fraction": clip_frac,
         }
     )

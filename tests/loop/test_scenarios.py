@@ -65,6 +65,13 @@ def test_cli_trains_on_several_scenarios_and_says_who(tmp_path: Path, repo_root:
     ]
     assert [g["scenario_id"] for g in groups] == ["s0", "s1"]
     assert out["final_iteration"] in (0, 1)
+    # The final email is the best judged; the trained policy's greedy one is beside it.
+    assert out["final_reward"] >= out["greedy_reward"]
+    assert isinstance(out["final_from_greedy"], bool) and out["greedy_email"]["body"]
+    assert out["stopped_early"] is False and out["iterations_run"] == 1
+    final = json.loads((run / "final_email.json").read_text())
+    assert [p["scenario_id"] for p in final["per_prospect"]] == ["s0", "s1"]
+    assert final["per_prospect"][0]["reward"] == final["reward"]
     # the request's own graph and no scenario: a neutral reader, no sample prospect
     cmd = [
         str(Path(sys.executable).parent / "codreamer"),

@@ -18,7 +18,13 @@ from codreamer.graph.store import GraphStore
 from codreamer.loaders import load_scenarios
 from codreamer.train.base import make_trainer
 from codreamer.train.config import GRPOConfig
-from codreamer.train.grpo import GRPOTrainer, group_advantages, same_walk_advantages
+from codreamer.train.grpo import (
+    GRPOTrainer,
+    frac_reward_zero_std,
+    group_advantages,
+    next_temperature,
+    same_walk_advantages,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -85,9 +91,97 @@ def test_equal_reward_groups_are_counted_and_leave_policy_unchanged(setup) -> No
     for t in group:
         t.reward = 0.7
     before = policy.theta.copy()
-    stats = GRPOTrainer(policy, GRPOConfig()).step(policy, [group])
+    stats = GRPOTrainer(policy, GRPOConfig(entropy_coef=0.0)).step(policy, [group])
     assert stats["skipped_groups"] == 1.0 and stats["updates"] == 0.0
+    assert stats["frac_reward_zero_std"] == 1.0
     assert np.array_equal(before, policy.theta)
+
+
+def _mean_entropy(policy, group) -> float:
+    hs = [policy.entropy_and_dlogits(d, policy.theta)[0] for t in group for d in t.decisions]
+    return float(np.mean(hs))
+
+
+def test_entropy_bonus_keeps_a_collapsed_policy_exploring(setup) -> None:
+    """A sharpened policy whose group wrote one email: the rewards teach nothing,
+    but the entropy bonus widens its choices again."""
+    store, _, env = setup
+    policy = EmbeddedPolicy(store)
+    policy.theta = np.random.default_rng(7).normal(0, 3.0, policy.theta.shape)
+    group = _group(policy, env, 8)
+    for t in group:
+        t.reward = 0.7
+    before = _mean_entropy(policy, group)
+    stats = GRPOTrainer(policy, GRPOConfig(entropy_coef=0.5)).step(policy, [group])
+    assert stats["skipped_groups"] == 1.0 and stats["updates"] > 0.0
+    assert stats["entropy"] > 0.0
+    assert _mean_entropy(policy, group) > before
+
+
+def test_entropy_gradient_matches_finite_differences(setup) -> None:
+    store, _, env = setup
+    policy = EmbeddedPolicy(store)
+    policy.theta = np.random.default_rng(3).normal(0, 0.5, policy.theta.shape)
+    policy.temperature = 1.7
+    traj = _group(policy, env, 1, seed=5)[0]
+    for d in (next(x for x in traj.decisions if x.head == head) for head in ("node", "angle")):
+        h, dh = policy.entropy_and_dlogits(d, policy.theta)
+        grad = np.zeros_like(policy.theta)
+        policy.add_grad(d, dh, 1.0, grad)
+        eps = 1e-6
+        for i in np.flatnonzero(grad)[:12]:
+            t = policy.theta.copy()
+            t[i] += eps
+            h2, _ = policy.entropy_and_dlogits(d, t)
+            assert math.isclose((h2 - h) / eps, grad[i], rel_tol=1e-3, abs_tol=1e-6)
+
+
+def test_sampling_and_scoring_share_the_temperature(setup) -> None:
+    """The logprob recorded when sampling at T is the one the update re-scores at T,
+    so the first epoch's ratio is exactly 1; a hotter policy samples more walks."""
+    store, _, env = setup
+    policy = EmbeddedPolicy(store)
+    policy.theta = np.random.default_rng(1).normal(0, 2.0, policy.theta.shape)
+    policy.temperature = 2.5
+    group = _group(policy, env, 4, seed=9)
+    for d in (d for t in group for d in t.decisions):
+        lp, _ = policy.logprob_and_dlogits(d, policy.theta)
+        assert math.isclose(lp, d.logprob, abs_tol=1e-9)
+    policy.temperature = 1.0
+    cold = {tuple(t.final_email.citations) for t in _group(policy, env, 64, seed=2)}
+    policy.temperature = 4.0
+    hot = {tuple(t.final_email.citations) for t in _group(policy, env, 64, seed=2)}
+    assert len(hot) > len(cold)
+
+
+def test_frac_reward_zero_std_and_the_temperature_schedule(setup) -> None:
+    class T:
+        def __init__(self, r):
+            self.reward = r
+
+    flat, spread = [T(0.5), T(0.5)], [T(0.2), T(0.6)]
+    assert frac_reward_zero_std([flat, spread, flat, spread]) == 0.5
+    assert frac_reward_zero_std([]) == 0.0
+    cfg = GRPOConfig(temperature=1.0, temperature_growth=2.0, max_temperature=3.0)
+    assert next_temperature(1.0, 1.0, cfg) == 2.0  # collapsed: hotter
+    assert next_temperature(2.0, 1.0, cfg) == 3.0  # capped
+    assert next_temperature(3.0, 0.0, cfg) == 1.5  # spread again: cools down
+    assert next_temperature(1.5, 0.25, cfg) == 1.0  # never below the base
+
+    # The trainer raises the temperature after a collapsed iteration, hands it to the
+    # policy, and checkpoints it.
+    store, _, env = setup
+    policy = EmbeddedPolicy(store)
+    trainer = GRPOTrainer(policy, cfg)
+    group = _group(policy, env, 8)
+    for t in group:
+        t.reward = 0.4
+    stats = trainer.step(policy, [group])
+    assert stats["temperature"] == 1.0 and stats["next_temperature"] == 2.0
+    assert policy.temperature == 2.0
+    other = EmbeddedPolicy(store)
+    GRPOTrainer(other, cfg).load_state_dict(json.loads(json.dumps(trainer.state_dict())))
+    assert other.temperature == 2.0
 
 
 def test_analytic_gradient_matches_finite_differences(setup) -> None:

@@ -104,6 +104,10 @@ class EmbeddedPolicy(PolicyBase):
         theta[self.layout.v.start] = INITIAL_FINISH_BIAS
         self.theta = theta
         self._features: dict[tuple[Any, ...], ScenarioFeatures] = {}
+        # Sampling temperature: probabilities are softmax(logits / temperature).
+        # The trainer sets it (GRPOConfig.temperature, raised while groups have
+        # collapsed); greedy choices take the argmax and ignore it.
+        self.temperature = 1.0
 
     @property
     def theta(self) -> np.ndarray:
@@ -145,11 +149,22 @@ class EmbeddedPolicy(PolicyBase):
         return w @ d.x
 
     def logprob_and_dlogits(self, d: Decision, theta: np.ndarray) -> tuple[float, np.ndarray]:
-        """log pi(chosen) under `theta`, and its gradient w.r.t. the logits (onehot - p)."""
-        lp = _log_softmax(self.logits(d, theta))
+        """log pi(chosen) under `theta` at the sampling temperature T, and its gradient
+        w.r.t. the logits: (onehot - p) / T."""
+        t = self.temperature
+        lp = _log_softmax(self.logits(d, theta) / t)
         g = -np.exp(lp)
         g[d.chosen] += 1.0
-        return float(lp[d.chosen]), g
+        return float(lp[d.chosen]), g / t if t != 1.0 else g
+
+    def entropy_and_dlogits(self, d: Decision, theta: np.ndarray) -> tuple[float, np.ndarray]:
+        """Entropy H of the decision's choice distribution at temperature T, and its
+        gradient w.r.t. the logits: -p * (log p + H) / T."""
+        t = self.temperature
+        lp = _log_softmax(self.logits(d, theta) / t)
+        p = np.exp(lp)
+        h = float(-(p * lp).sum())
+        return h, -p * (lp + h) / t
 
     def add_grad(self, d: Decision, g: np.ndarray, scale: float, out: np.ndarray) -> None:
         """out += scale * d(logits)/d(theta)^T g: the chain rule through the linear logits."""
@@ -174,6 +189,10 @@ class EmbeddedPolicy(PolicyBase):
                     self._logits_memo.clear()
                 self._logits_memo[d.key] = z
         m = max(z)
+        t = self.temperature
+        if t != 1.0 and not greedy:
+            z = [v / t for v in z]
+            m = m / t
         exps = [math.exp(v - m) for v in z]
         total = sum(exps)
         if greedy:

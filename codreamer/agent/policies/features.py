@@ -67,6 +67,10 @@ STYLE_CONTEXT = (
     # FinOps manager formal too).
     "expects_formal",
     "expects_peer",
+    # What this reader's notes speak of, per angle: the walk follows the notes by
+    # matching node text; these let the style heads follow them too, so two readers
+    # with the same title but different worries can be written to differently.
+    *(f"notes_{a}" for a in ("risk", "outcome", "how")),
     "walk_hops",  # last: filled per walk
 )
 STYLE_HEADS = STYLE_CHOICES  # (head, number of options)
@@ -229,6 +233,29 @@ def tokens(text: str) -> frozenset[str]:
     return stems(text)
 
 
+# Words (stemmed like node text) by what a reader who writes them reads for: what
+# goes wrong, what changes in the numbers, how it works. Deliberately generic: they
+# describe readers, not any graph.
+_ANGLE_WORDS = {
+    "risk": "fail failure failures risk risks loss losses lose recall recalls breach incident "
+    "incidents audit audits compliance complaint complaints penalty fines claim claims spoil "
+    "spoilage excursion excursions downtime outage outages problem problems issue issues delay "
+    "delays unstable instability error errors bug bugs leak safety liability violation",
+    "outcome": "cost costs margin margins revenue profit profits saving savings save budget "
+    "budgets roi growth return returns price pricing spend spending efficiency reduce target "
+    "targets kpi forecast waste write-off write-offs payback cash value",
+    "how": "integrate integration api apis data pipeline pipelines sensor sensors system "
+    "systems architecture platform stack model models training code deploy deployment "
+    "automation automate tool tools workflow telemetry monitor monitoring engineering sdk",
+}
+_NOTES_FULL = 2.0  # shared stems for a full match of an angle
+
+
+@lru_cache(maxsize=4)
+def _angle_stems() -> dict[str, frozenset[str]]:
+    return {a: stems(words) for a, words in _ANGLE_WORDS.items()}
+
+
 def prospect_context(scenario: Scenario) -> np.ndarray:
     """psi without the walk: bias, one-hot seniority, function flags, notes/stack present,
     a formal industry, the register expected (the reader as `codreamer.agent.reader`
@@ -247,6 +274,9 @@ def prospect_context(scenario: Scenario) -> np.ndarray:
     psi[STYLE_CONTEXT.index("formal_industry")] = 1.0 if who.formal_industry else 0.0
     psi[STYLE_CONTEXT.index("expects_formal")] = 1.0 if who.formal is True else 0.0
     psi[STYLE_CONTEXT.index("expects_peer")] = 1.0 if who.formal is False else 0.0
+    notes = stems(getattr(p, "notes", None) or "")
+    for angle, words in _angle_stems().items():
+        psi[STYLE_CONTEXT.index(f"notes_{angle}")] = min(1.0, len(notes & words) / _NOTES_FULL)
     return psi
 
 
