@@ -39,5 +39,10 @@ def write_email(
     signed by `sender` (default DEFAULT_SENDER). Citations are the path itself; a
     path that does not reach a Product Feature gives an email without the product."""
     vocab, repeated = graph_facts(store)
-    plan = make_plan(store, path, style, repeated)
+    key = (tuple(path), style.length)
+    plan = vocab.plans.get(key)
+    if plan is None:  # the plan depends on the walk and the length only
+        if len(vocab.plans) >= 50_000:
+            vocab.plans.clear()
+        plan = vocab.plans[key] = make_plan(store, path, style, repeated)
     return Realiser(store, path, scenario, style, sender or DEFAULT_SENDER, vocab).render(plan)

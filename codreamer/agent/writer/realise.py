@@ -34,8 +34,52 @@ _ENV = jinja2.Environment(
     trim_blocks=False,
     keep_trailing_newline=False,
 )
-_S: Any = _ENV.get_template("sentences.j2").module
 _EMAIL = _ENV.get_template("email.j2")
+
+
+_CYCLE = 840  # every option list has 2..8 wordings: v % 840 picks as v does
+
+
+class _Frames:
+    """The macros of sentences.j2, memoised as frames: a macro is rendered once per
+    choice of wording with stand-ins for the facts (which only ever fill a slot),
+    then the facts are put in. The templates stay the one source of wording, and a
+    run's thousands of emails cost a dict lookup per sentence."""
+
+    def __init__(self, module: Any) -> None:
+        self._module = module
+        self._memo: dict[tuple[Any, ...], str] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        macro = getattr(self._module, name)
+        memo = self._memo
+
+        def call(*args: Any) -> str:
+            slots: list[str] = []
+            key_args: list[Any] = []
+            for a in args:
+                if isinstance(a, str) and " " in a:
+                    key_args.append(f"\x00{len(slots)}\x00")
+                    slots.append(a)
+                elif isinstance(a, int) and not isinstance(a, bool):
+                    key_args.append(a % _CYCLE)
+                else:
+                    key_args.append(a)
+            key = (name, *key_args)
+            frame = memo.get(key)
+            if frame is None:
+                if len(memo) >= 100_000:
+                    memo.clear()
+                frame = memo[key] = str(macro(*key_args))
+            for i, text in enumerate(slots):
+                frame = frame.replace(f"\x00{i}\x00", text)
+            return frame
+
+        self.__dict__[name] = call  # looked up once per name
+        return call
+
+
+_S: Any = _Frames(_ENV.get_template("sentences.j2").module)
 
 # Prospect names that mean "no one in particular" (the neutral reader of a run on
 # a graph of its own): greeted without a name.
@@ -127,9 +171,19 @@ class Vocabulary:
                     caps.add(w.removesuffix("'s"))
         self.lower = frozenset(w.lower() for w in lower)
         self.caps = frozenset(caps)
+        self._proper: dict[str, bool] = {}
+        self._with_names: dict[tuple[str, ...], Vocabulary] = {}
+        self.checked: dict[str, str] = {}  # sentence -> repaired, or "" when broken
+        self.plans: dict[tuple[tuple[str, ...], int], Plan] = {}  # per graph
         self.names = frozenset(w for n in names for w in n.split() if w)
 
     def proper(self, word: str) -> bool:
+        hit = self._proper.get(word)
+        if hit is None:
+            hit = self._proper[word] = self._is_proper(word)
+        return hit
+
+    def _is_proper(self, word: str) -> bool:
         w = word.strip(",.;:!?'\"()")
         if w.endswith(("'s", "’s")):
             w = w[:-2]
@@ -139,6 +193,19 @@ class Vocabulary:
             return True
         low = w.lower()
         return not (low in self.lower or low in _ALWAYS_LOWER or _common_shape(low))
+
+    def for_names(self, names: list[str]) -> Vocabulary:
+        """This graph's vocabulary with the names of one email's people and companies
+        (memoised: a run writes to the same few prospects over and over)."""
+        key = tuple(names)
+        hit = self._with_names.get(key)
+        if hit is None:
+            if len(self._with_names) >= 1024:
+                self._with_names.clear()
+            hit = Vocabulary([], names)
+            hit.lower, hit.caps = self.lower, self.caps
+            self._with_names[key] = hit
+        return hit
 
     def lowered(self, sentence: str) -> str:
         """The sentence with its first word in lower case, or "" when it is a name."""
@@ -214,8 +281,7 @@ class Realiser:
         self.seller = (sender.company or "").strip()
         self.key = f"{p.name}|{self.company}|{'/'.join(path)}|{style}"
         names = [p.name, self.company, sender.name, self.seller]
-        self.vocab = Vocabulary([], names)
-        self.vocab.lower, self.vocab.caps = vocab.lower, vocab.caps
+        self.vocab = vocab.for_names(names)
         self.formal = style.formal
 
     def v(self, slot: str) -> int:
@@ -226,8 +292,12 @@ class Realiser:
 
     def _ok(self, sentence: str) -> str:
         """The sentence repaired, or "" when it is still broken."""
-        s = repair(sentence, self.proper)
-        return "" if problems(s, self.proper) else s
+        memo = self.vocab.checked
+        hit = memo.get(sentence)
+        if hit is None:
+            s = repair(sentence, self.proper)
+            hit = memo[sentence] = "" if problems(s, self.proper) else s
+        return hit
 
     def _forms(self, text: str) -> tuple[str, str]:
         text = text.strip().rstrip(".")
@@ -344,8 +414,9 @@ class Realiser:
             self.store, plan.topic_node, [s.node for s in plan.steps], p.notes or ""
         )
         company = "" if self.neutral else self.company
-        s = str(_S.subject(self.style.subject == 1, self.v("subject"), topic, company))
-        words = s.split()
-        if len(words) > 9:  # a long company name: keep the topic
-            s = str(_S.subject(self.style.subject == 1, 0, topic, ""))
+        cap = topic[:1].upper() + topic[1:]
+        q = self.style.subject == 1
+        s = str(_S.subject(q, self.v("subject"), topic, cap, company))
+        if len(s.split()) > 9:  # a long company name: keep the topic
+            s = str(_S.subject(q, 0, topic, cap, ""))
         return s
