@@ -18,7 +18,8 @@ from codreamer.agent.style import ALL_STYLES, STYLE_CHOICES, EmailStyle
 from codreamer.agent.writer import write_email
 from codreamer.agent.writer.check import broken_sentences, problems, repair
 from codreamer.agent.writer.realise import Vocabulary, goal_object, graph_facts
-from codreamer.agent.writer.text import customer_fact, is_meta, reason_clause, to_reader
+from codreamer.agent.writer.text import customer_fact, is_meta, reason_clause
+from codreamer.agent.writer.voice import to_reader
 from codreamer.graph.search import shortest_path
 from codreamer.graph.store import GraphStore
 from codreamer.loaders import load_graph, load_scenarios

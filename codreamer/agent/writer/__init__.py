@@ -2,8 +2,10 @@
 
     plan.py     what each fact does in the argument (situation, problem, cost,
                 cause, change, proof), in the chain's order, merged or subordinated
-    text.py     a node's text as prose for the customer (no notes for the graph's
-                author, a shortened fact keeps its point, told as "you")
+    text.py     a node's clearest sentence for the customer (no notes for the graph's
+                author; a shortened fact keeps its contrast and its cause)
+    voice.py    a fact told to the reader ("you"), plain words, the seller's "we"
+    grammar.py  a clause told from a noun phrase, without a parser
     realise.py  the plan rendered through the Jinja2 templates in templates/*.j2
     check.py    the final check: a broken sentence is repaired, re-framed or dropped
     subject.py  the subject: the reader's problem in the reader's words

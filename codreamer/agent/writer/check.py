@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
-from codreamer.agent.writer.text import has_finite_verb
+from codreamer.agent.writer.grammar import has_finite_verb
 
 _SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 _AFTER_LINK = re.compile(

@@ -25,16 +25,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from codreamer.agent.style import EmailStyle
-from codreamer.agent.writer.text import (
-    Fact,
-    customer_class,
-    customer_fact,
-    plain,
-    reason_clause,
-    seller_voice,
-    to_reader,
-    you_form,
-)
+from codreamer.agent.writer.text import Fact, customer_fact, reason_clause
+from codreamer.agent.writer.voice import customer_class, plain, seller_voice, to_reader, you_form
 from codreamer.graph.schema import is_product_feature
 from codreamer.models import CUSTOMER_JOB
 

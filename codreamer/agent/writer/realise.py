@@ -18,9 +18,9 @@ import jinja2
 
 from codreamer.agent.style import EmailStyle
 from codreamer.agent.writer.check import problems, repair
+from codreamer.agent.writer.grammar import wordset
 from codreamer.agent.writer.plan import Plan, Step
 from codreamer.agent.writer.subject import subject_topic
-from codreamer.agent.writer.text import wordset
 from codreamer.graph.schema import is_product_feature
 from codreamer.models import FinalEmail, Scenario, Sender
 

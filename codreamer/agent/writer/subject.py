@@ -14,7 +14,8 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from codreamer.agent.writer.text import _base, customer_fact, wordset
+from codreamer.agent.writer.grammar import base_form, wordset
+from codreamer.agent.writer.text import customer_fact
 
 if TYPE_CHECKING:
     from codreamer.graph.store import GraphStore
@@ -59,11 +60,15 @@ def notes_phrase(notes: str, facts: str) -> str:
     for clause in re.split(r"[.;:!?()]|,\s|\s[—-]\s", notes):
         words = _WORD.findall(clause)
         for i in range(len(words)):
-            if not _content(words[i]) or _base(words[i].lower()) or words[i].lower().endswith("ed"):
+            if (
+                not _content(words[i])
+                or base_form(words[i].lower())
+                or words[i].lower().endswith("ed")
+            ):
                 continue  # start on a noun or an adjective, not a verb ("Lost three ...")
             for j in range(i + 1, min(len(words), i + 6)):
                 last = words[j].lower()
-                if not _content(words[j]) or _base(last) or last.endswith(("ing", "ed", "ly")):
+                if not _content(words[j]) or base_form(last) or last.endswith(("ing", "ed", "ly")):
                     continue  # end on a noun: the topic must read as a noun phrase
                 window = words[i : j + 1]
                 inner = window[1:-1]
@@ -107,7 +112,7 @@ def subject_topic(store: GraphStore, topic_node: str, nodes: list[str], notes: s
     fact = customer_fact(store.content(topic_node), 12).text
     words: list[str] = []
     for w in fact.split():
-        if words and (w.lower() in _FUNCTION or _base(w.lower())):
+        if words and (w.lower() in _FUNCTION or base_form(w.lower())):
             break
         words.append(w.strip(",."))
     return _case(words[:5]) if words else "your priorities"
