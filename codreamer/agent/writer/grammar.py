@@ -57,7 +57,8 @@ VERBS = wordset(
     surface tie undercut breach default churn expire lapse overbook overlook underprice
     burn bill file audit request respond reply answer upgrade downgrade onboard
     integrate sync export import label fill reconcile approve assign dispatch forward
-    queue prioritise prioritize triage match learn explain own
+    queue prioritise prioritize triage match learn explain own rate score ingest correlate
+    estimate locate connect push bring
     """
 )
 _IRREGULAR_3SG = {"has": "have", "does": "do", "goes": "go", "is": "be"}
@@ -71,6 +72,9 @@ DETERMINERS = wordset(
 _ADVERB = re.compile(
     r"^(?:often|usually|still|also|never|always|typically|commonly|rarely|"
     r"sometimes|only|already|frequently|quickly|slowly|\w+ly)$"
+)
+_PREPOSITIONS = frozenset(
+    "of for with by on in at from to into over under about across after before during".split()
 )
 _PRONOUN_SUBJ = frozenset({"they", "we", "you", "i", "teams", "people"})
 
@@ -106,7 +110,7 @@ def has_finite_verb(text: str) -> bool:
         while j >= 0 and _ADVERB.match(lows[j] or "x"):
             j -= 1
         prev = lows[j] if j >= 0 else ""
-        if prev in RELATIVE:
+        if prev in RELATIVE and j > 0:  # "That is ..." opens a sentence: not a relative
             continue
         if w in AUX:
             return True
@@ -126,6 +130,12 @@ def has_finite_verb(text: str) -> bool:
             return True
         if prev.endswith("s") or prev in _PRONOUN_SUBJ:  # base form after a plural subject
             return True
+        if (
+            prev not in _PREPOSITIONS
+            and prev not in AUX
+            and any(x.endswith("s") and not x.endswith("ss") for x in lows[:j])
+        ):
+            return True  # "Common metrics for model evaluation include accuracy"
     return False
 
 

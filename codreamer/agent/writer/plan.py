@@ -125,7 +125,7 @@ def make_plan(
             why = ""
         else:
             edge = store.edge(facts[i - 1], node)
-            role = _role(edge.relationship if edge else "", store.content(node))
+            role = _role(edge.relationship if edge else "", fact.text)
             # Reasons between steps only in the detailed length; the first step's
             # reason (why the job meets this problem) only when it is the whole story.
             why = reason(facts[i - 1], node) if style.length == 2 and i > start else ""

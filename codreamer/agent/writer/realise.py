@@ -133,8 +133,9 @@ def goal_variants(obj: str) -> tuple[str, ...]:
             f"a short {n}-minute {what}{rest}",
             f"a {n}-minute conversation{rest}",
             f"a {kind_what} ({n} minutes){rest}",
+            f"a {n}-minute {what} with you{rest}",
         ]
-        if what in ("call", "chat", "meeting"):
+        if what in ("call", "chat", "meeting") and not rest.strip():
             out.append(f"{n} minutes to talk it through{rest}")
     elif kind:
         out += [f"a short {kind_what}{rest}", f"a quick {kind_what}{rest}"]
@@ -309,11 +310,13 @@ class Realiser:
         v = self.v(f"step{i}")
         if step.fact.kind == "noun":
             candidates = [_S.thing(v, f), _S.thing(v + 1, f)] if f else []
+            candidates.append(cap + ".")  # tagged a noun phrase, it may still be a clause
         elif opening:
-            where = self.company or "your team"
+            at = f"at {self.company}" if self.company else "on your side"
+            for_ = self.company or "your team"
             candidates = [
-                _S.opening(self.style.angle_name, self.formal, v, f, cap, where),
-                _S.opening(self.style.angle_name, self.formal, 0, "", cap, where),
+                _S.opening(self.style.angle_name, self.formal, v, f, cap, at, for_),
+                _S.opening(self.style.angle_name, self.formal, 0, "", cap, at, for_),
             ]
         else:
             candidates = [_S.step(step.role, v, f, cap), _S.step(step.role, 0, "", cap)]
@@ -336,7 +339,11 @@ class Realiser:
     def render(self, plan: Plan) -> FinalEmail:
         paras: list[str] = []
         sentences: list[str] = []
+        told: set[str] = set()
         for i, step in enumerate(plan.steps):
+            if step.fact.text.lower() in told:
+                continue  # two nodes that say the same thing: told once
+            told.add(step.fact.text.lower())
             s = self.step_sentence(step, i, opening=not sentences)
             if not s:
                 continue

@@ -44,7 +44,8 @@ META = re.compile(
     r"talking point|\bmessaging\b|\bthe \w+ angle\b|\bsales (?:rep|team)s? should\b|"
     r"same logic as|the point to make|\bin (?:the |an |this )?emails?\b|differentiator|"
     r"\bbuyers?\b|\buseful for [\w-]+ (?:buyers|readers|prospects|leaders)|\blead with\b|"
-    r"worth mentioning|selling point|value prop|\bprospects?\b|\bthe reader\b)",
+    r"worth mentioning|selling point|value prop|\bprospects?\b|\bthe reader\b|"
+    r"\bhighlight\b|takeaway)",
     re.IGNORECASE,
 )
 # A trailing clause that tells the author why the link matters ("..., highlighting a

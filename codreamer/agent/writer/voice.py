@@ -101,7 +101,6 @@ _PLAIN = tuple(
     (re.compile(rf"(?<!\w){a}(?!\w)", re.IGNORECASE), b)
     for a, b in (
         ("in order to", "to"),
-        ("a large share of", "many of"),
         ("a large number of", "many"),
         ("a number of", "several"),
         ("is able to", "can"),
@@ -133,7 +132,6 @@ _PLAIN = tuple(
         ("quickly", "fast"),
         ("discovered", "found"),
         ("a single", "one"),
-        ("several", "a number of"),
         ("many of", "a lot of"),
         ("important", "significant"),
         ("difficult", "hard"),
@@ -212,11 +210,12 @@ def you_form(predicate: str) -> str:
     if first is None:
         return ""
     words[0] = first
-    # "defines and manages": the coordinated verb too
-    if len(words) > 2 and words[1].lower() in ("and", "or"):
-        second = base(words[2])
-        if second is not None:
-            words[2] = second
+    # "defines and manages", "flags X, and routes Y": the coordinated verbs too
+    for i in range(1, len(words) - 1):
+        if words[i].lower() in ("and", "or"):
+            nxt = base(words[i + 1])
+            if nxt is not None and words[i + 1].lower() not in ("is", "was"):
+                words[i + 1] = nxt
     return " ".join(words)
 
 
