@@ -74,7 +74,7 @@ _ADVERB = re.compile(
     r"sometimes|only|already|frequently|quickly|slowly|\w+ly)$"
 )
 _PREPOSITIONS = frozenset(
-    "of for with by on in at from to into over under about across after before during".split()
+    ["of", "for", "with", "by", "on", "in", "at", "from", "to", "into", "over", "under", "about", "across", "after", "before", "during"]
 )
 _PRONOUN_SUBJ = frozenset({"they", "we", "you", "i", "teams", "people"})
 
