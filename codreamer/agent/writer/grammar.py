@@ -73,8 +73,10 @@ _ADVERB = re.compile(
     r"^(?:often|usually|still|also|never|always|typically|commonly|rarely|"
     r"sometimes|only|already|frequently|quickly|slowly|\w+ly)$"
 )
-_PREPOSITIONS = frozenset(
-    ["of", "for", "with", "by", "on", "in", "at", "from", "to", "into", "over", "under", "about", "across", "after", "before", "during"]
+_PREPOSITIONS = wordset(
+    """
+    of for with by on in at from to into over under about across after before during
+    """
 )
 _PRONOUN_SUBJ = frozenset({"they", "we", "you", "i", "teams", "people"})
 
