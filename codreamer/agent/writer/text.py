@@ -45,7 +45,8 @@ META = re.compile(
     r"same logic as|the point to make|\bin (?:the |an |this )?emails?\b|differentiator|"
     r"\bbuyers?\b|\buseful for [\w-]+ (?:buyers|readers|prospects|leaders)|\blead with\b|"
     r"worth mentioning|selling point|value prop|\bprospects?\b|\bthe reader\b|"
-    r"\bhighlight\b|takeaway)",
+    r"\bhighlight\b|takeaway|for the author|worth making clear|\bmake (?:it )?clear\b|"
+    r"\bkey point\b|note to self|\bremember to\b|^worth \w+ing\b)",
     re.IGNORECASE,
 )
 # A trailing clause that tells the author why the link matters ("..., highlighting a
@@ -153,6 +154,7 @@ class Fact:
 
 
 _EMPTY = Fact("", "noun")
+_ANAPHOR = re.compile(r"^(?:it|this|these|those|they|that|such)\b", re.IGNORECASE)
 
 
 @lru_cache(maxsize=65536)
@@ -170,6 +172,8 @@ def customer_fact(content: str, limit: int = 24) -> Fact:
         # The first sentence usually states the fact; a later one qualifies it. A
         # full clause of a readable length beats a long one or a fragment.
         score = -0.6 * i - max(0, n - limit) * 0.08 + (0.5 if has_finite_verb(s) else 0.0)
+        if _ANAPHOR.match(s):
+            score -= 1.0  # "It ranges from ..." needs the sentence before it
         if best is None or score > best[0]:
             best = (score, s)
     if best is None:

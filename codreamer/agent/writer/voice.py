@@ -210,9 +210,9 @@ def you_form(predicate: str) -> str:
     if first is None:
         return ""
     words[0] = first
-    # "defines and manages", "flags X, and routes Y": the coordinated verbs too
+    # "defines and manages", "fills X, collects Y, and routes Z": the coordinated verbs too
     for i in range(1, len(words) - 1):
-        if words[i].lower() in ("and", "or"):
+        if words[i].lower() in ("and", "or") or words[i].endswith(","):
             nxt = base(words[i + 1])
             if nxt is not None and words[i + 1].lower() not in ("is", "was"):
                 words[i + 1] = nxt
@@ -235,5 +235,6 @@ def seller_voice(text: str) -> str:
     if m and is_predicate(m.group("rest")):
         told = you_form(m.group("rest"))
         if told:
+            told = re.sub(r"\bits own\b", "our own", told)
             return f"with {m.group('name')}, we {told}"
     return ""
