@@ -23,7 +23,7 @@ _AFTER_LINK = re.compile(
 )
 _DANGLING = re.compile(
     r"\b(?:and|or|but|because|the|a|an|of|to|with|for|that|which|so|as|by|from|than|"
-    r"into|is|are)\s*[.?!:]$",
+    r"into|is|are|about|on|in|at|over|under|between|within|across|per|via|like)\s*[.?!:]$",
     re.IGNORECASE,
 )
 _SUBORDINATE_START = re.compile(

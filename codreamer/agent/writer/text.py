@@ -73,6 +73,45 @@ _KEEP_AFTER = re.compile(
     re.IGNORECASE,
 )
 _BOUNDARY = re.compile(r",\s|;\s|\s—\s|\s(?=(?:and|which|so|while|because|but|including)\s)")
+_NO_END = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "to",
+        "for",
+        "with",
+        "by",
+        "from",
+        "about",
+        "on",
+        "in",
+        "at",
+        "into",
+        "over",
+        "under",
+        "between",
+        "within",
+        "across",
+        "per",
+        "via",
+        "like",
+        "and",
+        "or",
+        "but",
+        "than",
+        "as",
+        "that",
+        "which",
+        "who",
+        "whose",
+        "their",
+        "its",
+        "our",
+        "your",
+    ]
+)
 _EXAMPLES_TAIL = re.compile(r",?\s+(?:including|such as|e\.g\.|for example)\s[^;]*$", re.I)
 
 
@@ -121,6 +160,9 @@ def _cut(text: str, limit: int) -> str:
         if _KEEP_AFTER.match(rest):
             continue
         head = t[: m.start()]
+        last = head.rsplit(" ", 1)[-1].lower()
+        if last in _NO_END:
+            continue  # "evidence about" cannot end a sentence
         before = head.rsplit(",", 1)
         if t[m.start()] == "," and len(before) == 2 and len(before[1].split()) <= 3:
             continue  # inside a list ("collection, preprocessing, training")
