@@ -112,6 +112,34 @@ _NO_END = frozenset(
         "your",
     ]
 )
+_CLAUSE_START = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "most",
+        "many",
+        "some",
+        "it",
+        "they",
+        "we",
+        "you",
+        "this",
+        "these",
+        "those",
+        "each",
+        "every",
+        "all",
+        "no",
+        "its",
+        "their",
+        "our",
+        "your",
+        "one",
+        "few",
+        "several",
+    ]
+)
 _EXAMPLES_TAIL = re.compile(r",?\s+(?:including|such as|e\.g\.|for example)\s[^;]*$", re.I)
 
 
@@ -172,8 +200,14 @@ def _cut(text: str, limit: int) -> str:
             continue  # a list goes on after this item
         if rest.startswith(("and ", "or ")):
             # "and reliability of AI models" ends a noun phrase; only a new clause may go
-            nxt = _BOUNDARY.search(rest[4:])
-            if not has_finite_verb(rest[4 : 4 + nxt.start()] if nxt else rest[4:]):
+            # ("and dispatcher the moment a load drifts" too): a new clause opens on
+            # its own subject, a determiner or a pronoun
+            after = rest.split(" ", 1)[1] if " " in rest else ""
+            nxt = _BOUNDARY.search(after)
+            first = after.split(" ", 1)[0].lower()
+            if first not in _CLAUSE_START or not has_finite_verb(
+                after[: nxt.start()] if nxt else after
+            ):
                 continue
         n = len(head.split())
         if 6 <= n <= limit and has_finite_verb(head) == has_finite_verb(t):
