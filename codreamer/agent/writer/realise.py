@@ -133,7 +133,7 @@ def goal_variants(obj: str) -> tuple[str, ...]:
             f"a short {n}-minute {what}{rest}",
             f"a {n}-minute conversation{rest}",
             f"a {kind_what} ({n} minutes){rest}",
-            f"a {n}-minute {what} with you{rest}",
+            f"a {what} of {n} minutes{rest}",
         ]
         if what in ("call", "chat", "meeting") and not rest.strip():
             out.append(f"{n} minutes to talk it through{rest}")
