@@ -45,11 +45,12 @@ import numpy as np
 from _common import REPO, SHARED_KG, emit
 from _topic_graph import topic_graph
 
-from codreamer.agent.compose import ALL_STYLES, EmailStyle, compose_email
 from codreamer.agent.policies.embedded import EmbeddedPolicy
 from codreamer.agent.rollout import RolloutEnv, rollout
+from codreamer.agent.style import ALL_STYLES, EmailStyle
 from codreamer.agent.tools import AgentTools
 from codreamer.agent.trajectory import TrajectoryMeta
+from codreamer.agent.writer import write_email
 from codreamer.config import Settings
 from codreamer.graph.scores import NodeScores
 from codreamer.graph.store import GraphStore
@@ -112,7 +113,7 @@ class Scorer:
         key = (sc.id, tuple(path), style)
         r = self._memo.get(key)
         if r is None:
-            email = compose_email(self.store, path, sc, style)
+            email = write_email(self.store, path, sc, style)
             r = self._memo[key] = self.judge.score(email, sc).total
         return r
 

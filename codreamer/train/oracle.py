@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from codreamer.agent.compose import ALL_STYLES, EmailStyle, compose_email
+from codreamer.agent.style import ALL_STYLES, EmailStyle
+from codreamer.agent.writer import write_email
 from codreamer.errors import OracleTooLargeError
 from codreamer.graph.schema import is_product_feature
 from codreamer.graph.store import GraphStore
@@ -93,7 +94,7 @@ def oracle(
         if best is not None and judge.ceiling(path) <= best.reward:
             continue
         for style in STYLES:
-            email = compose_email(store, path, scenario, style, sender)
+            email = write_email(store, path, scenario, style, sender)
             j = judge.judge(email, scenario, sender)
             judged += 1
             if best is None or j.total > best.reward + 1e-12:

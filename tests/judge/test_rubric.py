@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from codreamer.agent.compose import ALL_STYLES, compose_email, shortest_path
+from codreamer.agent.style import ALL_STYLES
+from codreamer.agent.writer import write_email
+from codreamer.graph.search import shortest_path
 from codreamer.graph.store import GraphStore
 from codreamer.judge.rubric import CRITERIA, GATES, WEIGHTED, RubricJudge
 from codreamer.judge.rubric.total import default_total
@@ -168,7 +170,7 @@ def test_composer_output_is_good_but_not_automatically_perfect(
     cold_chain = load_scenarios(repo_root / "data" / "scenarios.json")[0]
     for store, sc in ((synth, SCENARIO), (sample, cold_chain)):
         best = max(
-            RubricJudge(store).judge(compose_email(store, shortest_path(store), sc, s), sc).total
+            RubricJudge(store).judge(write_email(store, shortest_path(store), sc, s), sc).total
             for s in ALL_STYLES
         )
         assert 0.2 <= best < 0.99
@@ -184,8 +186,8 @@ def test_relevance_is_a_criterion_read_by_meaning(sample: GraphStore, repo_root:
              "Product Feature: Audit Reports"]  # fmt: skip
     qa = scenarios["sunvalley-quality"]  # paper temperature logs for retailer audits
     finance = scenarios["harborfresh-finance"]  # margins and write-offs
-    email_qa = compose_email(sample, audit, qa)
-    email_fin = compose_email(sample, audit, finance)
+    email_qa = write_email(sample, audit, qa)
+    email_fin = write_email(sample, audit, finance)
     right, wrong = judge.judge(email_qa, qa), judge.judge(email_fin, finance)
     assert right.criteria["relevance"].score > wrong.criteria["relevance"].score + 0.15
     # Polish is alike (same facts, same style); relevance alone sets them apart.
@@ -391,7 +393,7 @@ def test_without_a_prospect_profile_relevance_is_not_scored(judge: RubricJudge) 
 def test_argument_partial_credit(sample: GraphStore) -> None:
     judge = RubricJudge(sample)
     scores = [
-        judge.judge(compose_email(sample, p, SCENARIO), SCENARIO).criteria["argument"].score
+        judge.judge(write_email(sample, p, SCENARIO), SCENARIO).criteria["argument"].score
         for p in (["Customer Job"], ["Customer Job", "Margin Pressure"],
                   ["Customer Job", "Margin Pressure", "Spoilage Write-offs", "Late Alerts"],
                   ["Customer Job", "Margin Pressure", "Spoilage Write-offs", "Late Alerts",
@@ -399,9 +401,7 @@ def test_argument_partial_credit(sample: GraphStore) -> None:
     ]  # fmt: skip
     assert scores[0] == 0.0
     assert 0.0 < scores[1] < scores[2] <= 0.5 < scores[3]
-    dead = judge.judge(
-        compose_email(sample, ["Customer Job", "Driver Turnover"], SCENARIO), SCENARIO
-    )
+    dead = judge.judge(write_email(sample, ["Customer Job", "Driver Turnover"], SCENARIO), SCENARIO)
     assert dead.criteria["argument"].score <= 0.2
 
 
@@ -471,7 +471,7 @@ def test_style_and_path_choices_matter(sample: GraphStore, repo_root: Path) -> N
     paths = [["Customer Job"], ["Customer Job", "Food Safety Audits"],
              *sample.paths_to_features(max_hops=6)]  # fmt: skip
     rewards = [
-        judge.judge(compose_email(sample, p, scenario, s), scenario).total
+        judge.judge(write_email(sample, p, scenario, s), scenario).total
         for p in paths
         for s in ALL_STYLES
     ]

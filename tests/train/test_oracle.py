@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from codreamer.agent.compose import compose_email
+from codreamer.agent.writer import write_email
 from codreamer.errors import OracleTooLargeError
 from codreamer.graph.store import GraphStore
 from codreamer.judge.rubric import RubricJudge
@@ -31,7 +31,7 @@ def test_oracle_is_the_maximum_over_the_action_space(shared_kg: Path) -> None:
     best = oracle(store, scenario, depth=5)
     judge = RubricJudge(store)
     brute = max(
-        judge.judge(compose_email(store, w, scenario, st), scenario).total
+        judge.judge(write_email(store, w, scenario, st), scenario).total
         for w in walks(store, "Customer Job", 5)
         for st in STYLES
     )
@@ -49,7 +49,7 @@ def test_pruned_oracle_equals_brute_force_on_the_bigger_graphs(shared_kg: Path) 
         store = GraphStore.from_json(json.loads(path.read_text()))
         judge = RubricJudge(store)
         brute = max(
-            judge.judge(compose_email(store, w, scenario, st), scenario).total
+            judge.judge(write_email(store, w, scenario, st), scenario).total
             for w in walks(store, "Customer Job", 4)
             for st in STYLES
         )

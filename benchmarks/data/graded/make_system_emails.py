@@ -1,4 +1,8 @@
-"""Write the system's own emails into the graded corpus (emails/system-<graph>.jsonl).
+"""Write the system's own emails into the graded corpus (emails/<prefix>-<graph>.jsonl).
+
+Round 1 (emails/system-*.jsonl) was written with the composer of commit d8f4d05,
+before the writer of agent/writer/ existed; rerunning this script writes the
+current writer's emails under another prefix (`--prefix`), never over round 1.
 
 For every graph and prospect of the corpus, the embedded policy's writer at three
 stages: an untrained policy (a uniformly random walk and style), a second random
@@ -21,12 +25,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
 import _graded  # noqa: E402
 
-from codreamer.agent.compose import ALL_STYLES, DEFAULT_STYLE, compose_email, shortest_path  # noqa: E402
+from codreamer.agent.style import ALL_STYLES, DEFAULT_STYLE  # noqa: E402
+from codreamer.agent.writer import write_email  # noqa: E402
+from codreamer.graph.search import shortest_path  # noqa: E402
 from codreamer.models import CUSTOMER_JOB, Sender  # noqa: E402
 from codreamer.train.oracle import walks  # noqa: E402
 
 
 def main() -> None:
+    import argparse
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--prefix", default="system2", help="file prefix and email kind")
+    args = ap.parse_args()
+    if args.prefix == "system":
+        raise SystemExit("round 1 (prefix 'system') is graded as it is: choose another prefix")
     rng = random.Random(7)
     graphs = _graded.split()["tuning"] + _graded.split()["heldout"]
     for gid in graphs:
@@ -56,10 +69,10 @@ def main() -> None:
                 ("trained", shortest_path(store), DEFAULT_STYLE),
             ]
             for n, (stage, path, style) in enumerate(picks[1:], 1):
-                email = compose_email(store, path, sc, style, sender)
+                email = write_email(store, path, sc, style, sender)
                 out.append(
                     {
-                        "id": f"{gid}-{sid}-system-{stage}-{n}",
+                        "id": f"{gid}-{sid}-{args.prefix}-{stage}-{n}",
                         "graph": gid,
                         "scenario": sid,
                         "source": "embedded",
@@ -68,7 +81,7 @@ def main() -> None:
                         "email": email.model_dump(),
                     }
                 )
-        (_graded.GRADED / "emails" / f"system-{gid}.jsonl").write_text(
+        (_graded.GRADED / "emails" / f"{args.prefix}-{gid}.jsonl").write_text(
             "".join(json.dumps(o) + "\n" for o in out)
         )
         print(gid, len(out))

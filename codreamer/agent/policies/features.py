@@ -29,8 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from codreamer.agent.compose import STYLE_CHOICES, EmailStyle, compose_email
 from codreamer.agent.reader import FUNCTIONS, SENIORITY, reader
+from codreamer.agent.style import STYLE_CHOICES, EmailStyle
+from codreamer.agent.writer import write_email
 from codreamer.graph.schema import is_product_feature
 from codreamer.graph.store import GraphStore
 from codreamer.models import FinalEmail, Scenario, Sender
@@ -339,7 +340,7 @@ class ScenarioFeatures:
         self._rel: dict[str, np.ndarray] = {}
         self._ahead: dict[tuple[str, int], np.ndarray] = {}
         self._static: dict[str, np.ndarray] = {}
-        # compose_email is pure; a run writes the same (path, style) email many
+        # write_email is pure; a run writes the same (path, style) email many
         # times, so each is rendered once. Bounded: cleared when it grows large.
         self._emails: dict[tuple[tuple[str, ...], EmailStyle], tuple[FinalEmail, str]] = {}
         # Node-choice inputs for (node, candidates, hops, scores version).
@@ -424,7 +425,7 @@ class ScenarioFeatures:
         if hit is None:
             if len(self._emails) >= EMAIL_CACHE_SIZE:
                 self._emails.clear()
-            email = compose_email(self.store, path, self.scenario, style, self.sender)
+            email = write_email(self.store, path, self.scenario, style, self.sender)
             hit = self._emails[key] = (email, json.dumps(email.model_dump(), ensure_ascii=False))
         return hit
 

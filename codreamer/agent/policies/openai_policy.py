@@ -40,7 +40,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from codreamer.agent.compose import compose_email
 from codreamer.agent.policies.base import PolicyBase, ToolCall, ToolResult, Turn
 from codreamer.agent.policies.prompt import Prompt
 from codreamer.agent.rollout import (
@@ -54,6 +53,7 @@ from codreamer.agent.tools import (
     GET_RELEVANT_CONTEXT,
     TOOL_SCHEMAS,
 )
+from codreamer.agent.writer import write_email
 from codreamer.errors import ConfigError, LLMError, PolicyError
 from codreamer.llm.client import ChatClient, ChatResponse
 from codreamer.models import FinalEmail
@@ -334,7 +334,7 @@ class OpenAISession:
         for n in (self.evidence or self.touched) + self.pending:
             if n in store:
                 _add(path, n)
-        email = compose_email(store, path, self.env.scenario, sender=self.env.sender)
+        email = write_email(store, path, self.env.scenario, sender=self.env.sender)
         call = ToolCall(
             f"call_{self.turns}_{FINALIZE_EMAIL}",
             FINALIZE_EMAIL,

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from codreamer.agent.compose import EmailStyle
 from codreamer.agent.policies.base import ToolCall, ToolResult, Turn
 from codreamer.agent.policies.features import (
     AHEAD0,
@@ -25,6 +24,7 @@ from codreamer.agent.policies.features import (
     Decision,
 )
 from codreamer.agent.rollout import RolloutEnv
+from codreamer.agent.style import EmailStyle
 from codreamer.agent.tools import FINALIZE_EMAIL, GET_CONNECTED_NODES, GET_RELEVANT_CONTEXT
 from codreamer.graph.schema import is_product_feature
 

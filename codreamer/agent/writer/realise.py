@@ -1,0 +1,429 @@
+"""The realisation: a plan rendered into an email through the Jinja2 templates in
+`templates/` (sentence frames in `sentences.j2`, the layout in `email.j2`).
+
+Which wording a slot takes is a stable hash of the prospect, the walk and the
+slot, so the same inputs give the same email and different prospects read
+different sentences. Every rendered sentence passes the final check
+(`check.py`): repaired when it can be, re-framed or dropped when it cannot.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+import jinja2
+
+from codreamer.agent.style import EmailStyle
+from codreamer.agent.writer.check import problems, repair
+from codreamer.agent.writer.grammar import wordset
+from codreamer.agent.writer.plan import Plan, Step
+from codreamer.agent.writer.subject import subject_topic
+from codreamer.graph.schema import is_product_feature
+from codreamer.models import FinalEmail, Scenario, Sender
+
+if TYPE_CHECKING:
+    from codreamer.graph.store import GraphStore
+
+_ENV = jinja2.Environment(
+    loader=jinja2.PackageLoader("codreamer.agent.writer", "templates"),
+    autoescape=False,  # plain-text email; HTML escaping is the dashboard's job
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=False,
+    keep_trailing_newline=False,
+)
+_EMAIL = _ENV.get_template("email.j2")
+
+
+_CYCLE = 840  # every option list has 2..8 wordings: v % 840 picks as v does
+
+
+class _Frames:
+    """The macros of sentences.j2, memoised as frames: a macro is rendered once per
+    choice of wording with stand-ins for the facts (which only ever fill a slot),
+    then the facts are put in. The templates stay the one source of wording, and a
+    run's thousands of emails cost a dict lookup per sentence."""
+
+    def __init__(self, module: Any) -> None:
+        self._module = module
+        self._memo: dict[tuple[Any, ...], str] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        macro = getattr(self._module, name)
+        memo = self._memo
+
+        def call(*args: Any) -> str:
+            slots: list[str] = []
+            key_args: list[Any] = []
+            for a in args:
+                if isinstance(a, str) and " " in a:
+                    key_args.append(f"\x00{len(slots)}\x00")
+                    slots.append(a)
+                elif isinstance(a, int) and not isinstance(a, bool):
+                    key_args.append(a % _CYCLE)
+                else:
+                    key_args.append(a)
+            key = (name, *key_args)
+            frame = memo.get(key)
+            if frame is None:
+                if len(memo) >= 100_000:
+                    memo.clear()
+                frame = memo[key] = str(macro(*key_args))
+            for i, text in enumerate(slots):
+                frame = frame.replace(f"\x00{i}\x00", text)
+            return frame
+
+        self.__dict__[name] = call  # looked up once per name
+        return call
+
+
+_S: Any = _Frames(_ENV.get_template("sentences.j2").module)
+
+# Prospect names that mean "no one in particular" (the neutral reader of a run on
+# a graph of its own): greeted without a name.
+NEUTRAL_NAMES = frozenset({"there", "reader", "colleague"})
+_HONORIFICS = {"dr": "Dr.", "mr": "Mr", "mrs": "Mrs", "ms": "Ms", "mx": "Mx", "prof": "Professor"}
+_WS = re.compile(r"\s+")
+_GOAL_VERB = re.compile(
+    r"^(?:secure|book|schedule|arrange|set\s+up|get|land|start|run|organi[sz]e|hold|plan|"
+    r"propose|request|win|obtain|confirm|have)\s+(?=(?:a|an|the|one|two|three|\d)\b)",
+    re.IGNORECASE,
+)
+_ALWAYS_LOWER = wordset(
+    """
+    a an the most many every each some any all no one two three several few without with
+    during when while if once after before since because as in on at for from by to of
+    there this these those it its you your our their
+    """
+)
+
+
+@lru_cache(maxsize=65536)
+def _hash(key: str, slot: str) -> int:
+    return int.from_bytes(hashlib.blake2b(f"{key}|{slot}".encode(), digest_size=4).digest(), "big")
+
+
+_MEETING = re.compile(
+    r"^(?:a|an)\s+(?:(?P<n>\d+)-minute\s+)?(?P<kind>[\w-]+\s+)?(?P<what>call|demo|meeting|chat)\b"
+    r"(?P<rest>.*)$",
+    re.IGNORECASE,
+)
+
+
+@lru_cache(maxsize=4096)
+def goal_variants(obj: str) -> tuple[str, ...]:
+    """Ways to say the goal's object that keep its facts (length, kind, audience):
+    a goal shared by many prospects is not one stock phrase in every email."""
+    m = _MEETING.match(obj)
+    if not m:
+        return (obj,)
+    n, kind, what, rest = (
+        m.group("n"),
+        (m.group("kind") or "").strip(),
+        m.group("what"),
+        m.group("rest"),
+    )
+    out = [obj]
+    kind_what = f"{kind} {what}" if kind else what
+    if n:
+        out += [
+            f"{n} minutes on a {what}{rest}",
+            f"a short {n}-minute {what}{rest}",
+            f"a {n}-minute conversation{rest}",
+            f"a {kind_what} ({n} minutes){rest}",
+            f"a {what} of {n} minutes{rest}",
+        ]
+        if what in ("call", "chat", "meeting") and not rest.strip():
+            out.append(f"{n} minutes to talk it through{rest}")
+    elif kind:
+        out += [f"a short {kind_what}{rest}", f"a quick {kind_what}{rest}"]
+    return tuple(dict.fromkeys(out))
+
+
+@lru_cache(maxsize=4096)
+def goal_object(goal: str) -> str:
+    """'Secure a 20-minute discovery call' -> 'a 20-minute discovery call' ('' if no match)."""
+    g = _WS.sub(" ", goal).strip().rstrip(".!?")
+    m = _GOAL_VERB.match(g)
+    return g[m.end() :] if m else ""
+
+
+def _common_shape(word: str) -> bool:
+    """An adverb, a participle or a gerund is never a name ("Efficiently", "Rushed")."""
+    return word.endswith(("ly", "ing", "ed")) and len(word) > 4
+
+
+class Vocabulary:
+    """What the graph's own text says about case: a word seen in lower case is a
+    common word (safe to lower-case after a lead-in); one only ever capitalised is a
+    name (kept as written, and never flagged by the check)."""
+
+    def __init__(self, texts: list[str], names: list[str]) -> None:
+        lower: set[str] = set()
+        caps: set[str] = set()
+        for t in texts:
+            # not inside an address or a domain ("reviewly.io" is still Reviewly)
+            words = re.findall(r"(?<![\w@./])[A-Za-z][\w'-]*(?![\w@]|\.\w)", t)
+            lower.update(w for w in words if w[0].islower())
+            for prev, w in zip(words, words[1:], strict=False):
+                if w[0].isupper() and not prev.endswith((".", "!", "?", ":")):
+                    caps.add(w.removesuffix("'s"))
+        self.lower = frozenset(w.lower() for w in lower)
+        self.caps = frozenset(caps)
+        self._proper: dict[str, bool] = {}
+        self._with_names: dict[tuple[str, ...], Vocabulary] = {}
+        self.checked: dict[str, str] = {}  # sentence -> repaired, or "" when broken
+        self.plans: dict[tuple[tuple[str, ...], int], Plan] = {}  # per graph
+        self.names = frozenset(w for n in names for w in n.split() if w)
+
+    def proper(self, word: str) -> bool:
+        hit = self._proper.get(word)
+        if hit is None:
+            hit = self._proper[word] = self._is_proper(word)
+        return hit
+
+    def _is_proper(self, word: str) -> bool:
+        w = word.strip(",.;:!?'\"()")
+        if w.endswith(("'s", "’s")):
+            w = w[:-2]
+        if w in self.names or (len(w) > 1 and (w.isupper() or any(c.isupper() for c in w[1:]))):
+            return True
+        if w in self.caps:  # capitalised mid-sentence somewhere in the graph: a name
+            return True
+        low = w.lower()
+        return not (low in self.lower or low in _ALWAYS_LOWER or _common_shape(low))
+
+    def for_names(self, names: list[str]) -> Vocabulary:
+        """This graph's vocabulary with the names of one email's people and companies
+        (memoised: a run writes to the same few prospects over and over)."""
+        key = tuple(names)
+        hit = self._with_names.get(key)
+        if hit is None:
+            if len(self._with_names) >= 1024:
+                self._with_names.clear()
+            hit = Vocabulary([], names)
+            hit.lower, hit.caps = self.lower, self.caps
+            self._with_names[key] = hit
+        return hit
+
+    def lowered(self, sentence: str) -> str:
+        """The sentence with its first word in lower case, or "" when it is a name."""
+        first = sentence.split(" ", 1)[0]
+        if not first or self.proper(first):
+            return ""
+        return sentence[0].lower() + sentence[1:]
+
+
+_GRAPH_CACHE: dict[int, tuple[GraphStore, Vocabulary, frozenset[str]]] = {}
+
+
+def graph_facts(store: GraphStore) -> tuple[Vocabulary, frozenset[str]]:
+    """Per graph, once: its vocabulary, and the rationales it repeats on three or more
+    edges (boilerplate such as "the next problem follows", not a reason)."""
+    hit = _GRAPH_CACHE.get(id(store))
+    if hit is not None and hit[0] is store:
+        return hit[1], hit[2]
+    texts: list[str] = []
+    counts: dict[str, int] = {}
+    for nid, node in store.nodes.items():
+        texts.append(node.content)
+        for nb in store.out_neighbours(nid):
+            r = nb.rationale.strip()
+            texts.append(r)
+            counts[r] = counts.get(r, 0) + 1
+    vocab = Vocabulary(texts, [])
+    repeated = frozenset(r for r, c in counts.items() if c >= 3)
+    if len(_GRAPH_CACHE) > 64:
+        _GRAPH_CACHE.clear()
+    _GRAPH_CACHE[id(store)] = (store, vocab, repeated)
+    return vocab, repeated
+
+
+def _greeting_name(name: str, formal: bool) -> str:
+    """First name; formally, title and surname when the name carries a title (a
+    stranger's gender is never guessed, so no title is made up)."""
+    words = name.split()
+    if not words:
+        return name
+    title = _HONORIFICS.get(words[0].rstrip(".").lower())
+    if title and len(words) > 1:
+        return (
+            f"{title} {words[-1]}"
+            if formal
+            else (words[1] if len(words) > 2 else f"{title} {words[-1]}")
+        )
+    return words[0]
+
+
+class Realiser:
+    """Renders one plan; holds what every sentence needs (names, hash key, vocabulary)."""
+
+    def __init__(
+        self,
+        store: GraphStore,
+        path: list[str],
+        scenario: Scenario,
+        style: EmailStyle,
+        sender: Sender,
+        vocab: Vocabulary,
+    ) -> None:
+        p = scenario.prospect
+        self.store, self.path, self.scenario, self.style, self.sender = (
+            store,
+            path,
+            scenario,
+            style,
+            sender,
+        )
+        self.neutral = p.first_name.lower() in NEUTRAL_NAMES
+        self.company = (p.company or "").strip()
+        self.seller = (sender.company or "").strip()
+        self.key = f"{p.name}|{self.company}|{'/'.join(path)}|{style}"
+        names = [p.name, self.company, sender.name, self.seller]
+        self.vocab = vocab.for_names(names)
+        self.formal = style.formal
+
+    def v(self, slot: str) -> int:
+        return _hash(self.key, slot)
+
+    def proper(self, word: str) -> bool:
+        return self.vocab.proper(word)
+
+    def _ok(self, sentence: str) -> str:
+        """The sentence repaired, or "" when it is still broken."""
+        memo = self.vocab.checked
+        hit = memo.get(sentence)
+        if hit is None:
+            s = repair(sentence, self.proper)
+            hit = memo[sentence] = "" if problems(s, self.proper) else s
+        return hit
+
+    def _forms(self, text: str) -> tuple[str, str]:
+        text = text.strip().rstrip(".")
+        cap = text[:1].upper() + text[1:]
+        return self.vocab.lowered(cap), cap
+
+    def step_sentence(self, step: Step, i: int, opening: bool) -> str:
+        f, cap = self._forms(step.fact.text)
+        v = self.v(f"step{i}")
+        if step.fact.kind == "noun":
+            candidates = [_S.thing(v, f), _S.thing(v + 1, f)] if f else []
+            candidates.append(cap + ".")  # tagged a noun phrase, it may still be a clause
+        elif opening:
+            at = f"at {self.company}" if self.company else "on your side"
+            for_ = self.company or "your team"
+            candidates = [
+                _S.opening(self.style.angle_name, self.formal, v, f, cap, at, for_),
+                _S.opening(self.style.angle_name, self.formal, 0, "", cap, at, for_),
+            ]
+        else:
+            candidates = [_S.step(step.role, v, f, cap), _S.step(step.role, 0, "", cap)]
+        for c in candidates:
+            s = self._ok(str(c))
+            if s:
+                return s
+        return ""
+
+    def reason_sentence(self, text: str, slot: str, macro: Any) -> str:
+        if not text:
+            return ""
+        r, cap = self._forms(text)
+        for c in (macro(self.v(slot), r, cap), macro(0, "", cap)):
+            s = self._ok(str(c))
+            if s:
+                return s
+        return ""
+
+    def render(self, plan: Plan) -> FinalEmail:
+        paras: list[str] = []
+        sentences: list[str] = []
+        told: set[str] = set()
+        for i, step in enumerate(plan.steps):
+            if step.fact.text.lower() in told:
+                continue  # two nodes that say the same thing: told once
+            told.add(step.fact.text.lower())
+            s = self.step_sentence(step, i, opening=not sentences)
+            if not s:
+                continue
+            if step.joined and sentences and step.fact.kind != "noun" and s[-1] == ".":
+                # subordinated to the step before: one sentence, two facts
+                f, _ = self._forms(step.fact.text)
+                joined = self._ok(f"{sentences[-1][:-1]}, and {f}.") if f else ""
+                if joined and len(joined.split()) <= 40:
+                    sentences[-1] = joined
+                    continue
+            sentences.append(s)
+            why = self.reason_sentence(step.reason, f"why{i}", _S.because)
+            if why:
+                sentences.append(why)
+        # the problem: an opening paragraph and, when long, the rest in a second one
+        if sentences:
+            cut = 2 if len(sentences) > 3 else len(sentences)
+            paras.append(" ".join(sentences[:cut]))
+            if sentences[cut:]:
+                paras.append(" ".join(sentences[cut:]))
+        if plan.change is not None:
+            ch = plan.change
+            f, cap = self._forms(ch.fact.text)
+            prod = ""
+            if ch.fact.ok:
+                for c in (
+                    _S.product(
+                        self.v("product"),
+                        f if ch.fact.kind != "noun" else (f or cap),
+                        cap,
+                        ch.fact.kind,
+                        # "With Frostline, Frostline's probes ..." names it twice
+                        "" if self.seller and self.seller in cap else self.seller,
+                    ),
+                    _S.product(0, "", cap, "clause", ""),
+                ):
+                    prod = self._ok(str(c))
+                    if prod:
+                        break
+            proof = self.reason_sentence(ch.reason, "proof", _S.proof)
+            text = " ".join(x for x in (prod, proof) if x)
+            if text:
+                paras.append(text)
+        elif not paras or not is_product_feature(self.path[-1] if self.path else ""):
+            paras.append(str(_S.no_product(self.v("noproduct"))))
+        paras.append(self.ask())
+        p = self.scenario.prospect
+        body = _EMAIL.render(
+            greeting=str(
+                _S.greeting(
+                    self.formal,
+                    self.v("greet"),
+                    _greeting_name(p.name, self.formal),
+                    self.neutral,
+                )
+            ),
+            paragraphs=paras,
+            signoff=str(_S.signoff(self.formal, self.v("signoff"))),
+            signature=self.sender.signature(),
+        )
+        return FinalEmail(subject=self.subject(plan), body=body, citations=list(self.path))
+
+    def ask(self) -> str:
+        goal = _WS.sub(" ", self.scenario.goal).strip().rstrip(".!?")
+        obj = goal_object(goal)
+        if obj:
+            options = goal_variants(obj)
+            obj = options[self.v("goal") % len(options)]
+        g = goal[:1].lower() + goal[1:] if goal else "find a time to talk"
+        return str(_S.ask(self.style.ask == 1, self.formal, self.v("ask"), self.v("when"), obj, g))
+
+    def subject(self, plan: Plan) -> str:
+        p = self.scenario.prospect
+        topic = subject_topic(
+            self.store, plan.topic_node, [s.node for s in plan.steps], p.notes or ""
+        )
+        company = "" if self.neutral else self.company
+        cap = topic[:1].upper() + topic[1:]
+        q = self.style.subject == 1
+        s = str(_S.subject(q, self.v("subject"), topic, cap, company))
+        if len(s.split()) > 9:  # a long company name: keep the topic
+            s = str(_S.subject(q, 0, topic, cap, ""))
+        return s

@@ -1,0 +1,120 @@
+"""The subject's topic: the reader's problem, in the reader's words when the seller's
+notes say it ("compressor failures nobody noticed"), else in the graph's.
+
+From the notes: the few contiguous words of one clause that share the most
+content words with the facts the email tells (at most six words, starting and
+ending on a content word). Without notes, or with nothing shared: the topic of
+the first problem's node id when it reads as words, else the fact's opening
+noun phrase.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from codreamer.agent.writer.grammar import base_form, wordset
+from codreamer.agent.writer.text import customer_fact
+
+if TYPE_CHECKING:
+    from codreamer.graph.store import GraphStore
+
+_WORD = re.compile(r"[A-Za-z][\w'-]*")
+_FUNCTION = wordset(
+    """
+    a an the and or but of to in on at for from by with without into over under is are
+    was were be been has have had do does did can could will would must may might that
+    which who this these those it its their our your his her they we you i not no nobody
+    until while when after before since as so than then last this next wants want needs
+    need still also just very too only even per each every within across through about
+    around between against among toward towards during nobody took her him them me my
+    when where whether if how what why who
+    """
+)
+_NP_GLUE = frozenset({"of", "and", "for", "in", "on", "with"})
+_ACRONYMS = frozenset(
+    {"ai", "ml", "llm", "llms", "api", "apis", "sdk", "kpi", "kpis", "qa", "bi", "roi", "gdpr"}
+    | {"iot", "erp", "crm", "ui", "ux", "sql", "etl", "hr", "it"}
+)
+_HASH_SUFFIX = re.compile(r"[-_][0-9a-f]{6,}$|[-_]\d+[-_][0-9a-f]{4,}$")
+
+
+def _stem(w: str) -> str:
+    w = w.lower()
+    for suf in ("ations", "ation", "ings", "ing", "ies", "ers", "er", "ed", "es", "s"):
+        if w.endswith(suf) and len(w) - len(suf) >= 4:
+            return w[: -len(suf)]
+    return w
+
+
+def _content(w: str) -> bool:
+    return w.lower() not in _FUNCTION and len(w) > 2
+
+
+@lru_cache(maxsize=8192)
+def notes_phrase(notes: str, facts: str) -> str:
+    """The best window of the notes for the facts ("" when none shares two words)."""
+    want = {_stem(w) for w in _WORD.findall(facts) if _content(w)}
+    best: tuple[float, str] = (0.0, "")
+    for clause in re.split(r"[.;:!?()]|,\s|\s[—-]\s", notes):
+        words = _WORD.findall(clause)
+        for i in range(len(words)):
+            if (
+                not _content(words[i])
+                or base_form(words[i].lower())
+                or words[i].lower().endswith("ed")
+            ):
+                continue  # start on a noun or an adjective, not a verb ("Lost three ...")
+            for j in range(i + 1, min(len(words), i + 6)):
+                last = words[j].lower()
+                if not _content(words[j]) or base_form(last) or last.endswith(("ing", "ed", "ly")):
+                    continue  # end on a noun: the topic must read as a noun phrase
+                window = words[i : j + 1]
+                inner = window[1:-1]
+                if any(not _content(w) and w.lower() not in _NP_GLUE for w in inner):
+                    continue  # "reviews to stay high" is not a noun phrase
+                if "'" in window[0] or any(base_form(w.lower()) is not None for w in window):
+                    continue  # "manager sets rates", "clinics confirm" have a verb in them
+                hits = sum(1 for w in window if _content(w) and _stem(w) in want)
+                score = hits - 0.15 * len(window)
+                if hits >= 2 and score > best[0]:
+                    best = (score, " ".join(window))
+    return best[1]
+
+
+def _case(words: list[str]) -> str:
+    out = []
+    for w in words:
+        low = w.lower()
+        out.append(low.upper() if low in _ACRONYMS else (w if w[1:2].isupper() else low))
+    return " ".join(out)
+
+
+@lru_cache(maxsize=65536)
+def id_topic(node_id: str) -> str:
+    """A readable topic from a node id ('data-use-cases-67d1b3c1' -> 'data use cases'),
+    or "" when the id does not read as words."""
+    t = _HASH_SUFFIX.sub("", node_id).split(":")[-1].replace("-", " ").replace("_", " ")
+    words = [w for w in t.split() if w.isalpha()]
+    if not words or len(words) != len(t.split()) or len(words) > 5:
+        return ""
+    return _case(words)
+
+
+def subject_topic(store: GraphStore, topic_node: str, nodes: list[str], notes: str) -> str:
+    facts = " ".join(store.content(n) + " " + n for n in nodes)
+    if notes.strip():
+        phrase = notes_phrase(notes, facts)
+        if phrase:
+            return _case(phrase.split())
+    topic = id_topic(topic_node) if topic_node not in ("Customer Job",) else ""
+    if topic:
+        return topic
+    fact = customer_fact(store.content(topic_node), 12).text
+    words: list[str] = []
+    for w in fact.split():
+        if words and (w.lower() in _FUNCTION or base_form(w.lower())):
+            break
+        words.append(w.strip(",."))
+    return _case(words[:5]) if words else "your priorities"

@@ -1,0 +1,276 @@
+"""From a node's text to prose for the customer.
+
+Graph text is written for the graph's author as often as for a customer: a node
+may be a noun phrase ("Methods used to grow a data set"), a subject-less
+predicate ("Validates data quality by ..."), carry a whimsical tangent ("just
+like how ..."), or a sentence about the graph itself ("This node explores ...",
+"understanding X is crucial"). This module picks each node's clearest sentence
+for a customer, keeps notes for the author out, shortens a fact without cutting
+its contrast or its cause, and tells a fact about "distributors" to the
+distributor reading it ("you"). It invents nothing: every word it adds is a
+pronoun or a connective.
+
+Pure and memoised: the same node text recurs in every rollout.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from codreamer.agent.writer.grammar import has_finite_verb, is_predicate
+
+_WS = re.compile(r"\s+")
+_SENTENCES = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+
+# Sentences about the graph or for its author, never for a customer.
+META = re.compile(
+    r"\bnodes?\b|current[_ ]node|\bthis concept\b|need/challenge|product'?s capabilities|"
+    r"\b(?:understanding|exploring|knowing|identifying|recogni[sz]ing|considering)\b[^.]{0,120}?"
+    r"\b(?:is|are|was|helps?|will|can|could|provides?)\b[^.]{0,40}?"
+    r"\b(?:crucial|essential|important|key|vital|critical|useful|relevant|necessary|help)|"
+    r"\b(?:explores?|delves?|introduces? the concept|moves? the graph|graph exploration|"
+    r"bridg(?:es|ing) the|position (?:the product|\w+ \w+ as)|better position|"
+    r"product-market fit|potential overlaps?|this (?:new )?(?:step|link|edge|connection|path)|"
+    r"directly (?:relates?|related|aligns?) (?:to|with) (?:the|its)? ?(?:product|customer)|"
+    r"the customer\b|is relevant to|this connects|connects to the product|"
+    r"(?:a |the )?direct use case|core concern that|aims to address|"
+    r"in the context of (?:this|the) (?:graph|analysis)|^(?:by )?(?:understanding|exploring)\b|"
+    r"\banother (?:crucial|key|important|fundamental)\b|\bextending from\b|"
+    r"\b(?:achieving|addressing|doing) this\b|directly applicable|\bthe product\b|"
+    r"provides a pathway|\bwe can\b|^it'?s (?:important|crucial|key|worth|useful) to "
+    r"(?:show|note|highlight|emphasi[sz]e|mention|stress|point out)|\bpitch\b|resonat|"
+    r"talking point|\bmessaging\b|\bthe \w+ angle\b|\bsales (?:rep|team)s? should\b|"
+    r"same logic as|the point to make|\bin (?:the |an |this )?emails?\b|differentiator|"
+    r"\bbuyers?\b|\buseful for [\w-]+ (?:buyers|readers|prospects|leaders)|\blead with\b|"
+    r"worth mentioning|selling point|value prop|\bprospects?\b|\bthe reader\b|"
+    r"\bhighlight\b|takeaway|for the author|worth making clear|\bmake (?:it )?clear\b|"
+    r"\bkey point\b|note to self|\bremember to\b|^worth \w+ing\b)",
+    re.IGNORECASE,
+)
+# A trailing clause that tells the author why the link matters ("..., highlighting a
+# direct need for X's feedback system"): the clause before it may still be a fact.
+_AUTHOR_TAIL = re.compile(
+    r",?\s+(?:highlighting|suggesting|indicating|pointing to|which points to|making it|"
+    r"thus|thereby|underscoring|emphasi[sz]ing|demonstrating|showing)\b.*$",
+    re.IGNORECASE,
+)
+# Tangents and analogies a customer would find odd ("..., just like how waffles ...").
+_TANGENT = re.compile(
+    r",?\s+(?:just\s+(?:like|as)|much\s+like|similar\s+to|akin\s+to|as\s+one\s+might|"
+    r"like\s+how|which\s+can\s+(?:also\s+)?be\s+(?:enjoyed|complemented)|"
+    r"and\s+(?:it|they)?\s*(?:can|could)\s+also\s+be|which\s+can\s+also\s+be|"
+    r"(?:which\s+)?can\s+be\s+complemented)\b.*$",
+    re.IGNORECASE,
+)
+_QUOTED = re.compile(r"(?<!\w)['\"‘“][^'\"’”]{3,}['\"’”](?!\w)")
+
+# Connectives that carry a fact's point: a cut never falls just before one.
+_KEEP_AFTER = re.compile(
+    r"^(?:while|but|whereas|although|though|yet|because|since|so|unless|which means|"
+    r"as a result|meaning|even|only|until|instead)\b",
+    re.IGNORECASE,
+)
+_BOUNDARY = re.compile(r",\s|;\s|\s—\s|\s(?=(?:and|which|so|while|because|but|including)\s)")
+_NO_END = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "to",
+        "for",
+        "with",
+        "by",
+        "from",
+        "about",
+        "on",
+        "in",
+        "at",
+        "into",
+        "over",
+        "under",
+        "between",
+        "within",
+        "across",
+        "per",
+        "via",
+        "like",
+        "and",
+        "or",
+        "but",
+        "than",
+        "as",
+        "that",
+        "which",
+        "who",
+        "whose",
+        "their",
+        "its",
+        "our",
+        "your",
+    ]
+)
+_CLAUSE_START = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "most",
+        "many",
+        "some",
+        "it",
+        "they",
+        "we",
+        "you",
+        "this",
+        "these",
+        "those",
+        "each",
+        "every",
+        "all",
+        "no",
+        "its",
+        "their",
+        "our",
+        "your",
+        "one",
+        "few",
+        "several",
+    ]
+)
+_EXAMPLES_TAIL = re.compile(r",?\s+(?:including|such as|e\.g\.|for example)\s[^;]*$", re.I)
+
+
+def is_meta(sentence: str) -> bool:
+    return bool(META.search(sentence) or _QUOTED.search(sentence))
+
+
+def _clean(text: str) -> str:
+    t = _WS.sub(" ", text).strip()
+    t = _TANGENT.sub("", t).strip()
+    return t.rstrip(",;: ")
+
+
+_ABBREV = re.compile(
+    r"(?:\b(?:v|vs|e\.g|i\.e|etc|dr|mr|mrs|ms|prof|inc|ltd|co|corp|no|st|approx|cf|al|fig)"
+    r"|\b[A-Z])\.$",
+    re.IGNORECASE,
+)
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences, not split after an abbreviation ("Da Silva Moore v. Peck", "e.g.")."""
+    t = _WS.sub(" ", text).strip()
+    out: list[str] = []
+    for part in _SENTENCES.split(t) if t else []:
+        if out and _ABBREV.search(out[-1]):
+            out[-1] = f"{out[-1]} {part}"
+        elif part.strip():
+            out.append(part.strip())
+    return out
+
+
+def _cut(text: str, limit: int) -> str:
+    """About `limit` words, cut only at a clause boundary and never just before a
+    contrast or a cause ("while popular ones run short" is the point)."""
+    if len(text.split()) <= limit:
+        return text
+    t = _EXAMPLES_TAIL.sub("", text)  # examples go first: they are not the point
+    if len(t.split()) <= limit and len(t.split()) >= 10:
+        return t
+    if len(t.split()) < 10:
+        t = text
+    ok: list[int] = []
+    for m in _BOUNDARY.finditer(t):
+        rest = t[m.end() :].lstrip()
+        if _KEEP_AFTER.match(rest):
+            continue
+        head = t[: m.start()]
+        last = head.rsplit(" ", 1)[-1].lower()
+        if last in _NO_END:
+            continue  # "evidence about" cannot end a sentence
+        before = head.rsplit(",", 1)
+        if t[m.start()] == "," and len(before) == 2 and len(before[1].split()) <= 3:
+            continue  # inside a list ("collection, preprocessing, training")
+        if re.match(r"^(?:and|or)\s+\w+(?:,|\s(?:and|or)\s)", rest):
+            continue
+        if t[m.start()] == "," and re.match(r"^\S+(?:\s+\S+){0,2}?(?:,|\s(?:and|or)\s)", rest):
+            continue  # a list goes on after this item
+        if rest.startswith(("and ", "or ")):
+            # "and reliability of AI models" ends a noun phrase; only a new clause may go
+            # ("and dispatcher the moment a load drifts" too): a new clause opens on
+            # its own subject, a determiner or a pronoun
+            after = rest.split(" ", 1)[1] if " " in rest else ""
+            nxt = _BOUNDARY.search(after)
+            first = after.split(" ", 1)[0].lower()
+            if first not in _CLAUSE_START or not has_finite_verb(
+                after[: nxt.start()] if nxt else after
+            ):
+                continue
+        n = len(head.split())
+        if 6 <= n <= limit and has_finite_verb(head) == has_finite_verb(t):
+            ok.append(m.start())
+    return t[: ok[-1]] if ok else t
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """A node's text for the customer: `text` without its final full stop, and what
+    shape it has: "clause" (a sentence), "predicate" (no subject: "validates X")
+    or "noun" (a noun phrase: "methods used to grow a data set")."""
+
+    text: str
+    kind: str
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.text)
+
+
+_EMPTY = Fact("", "noun")
+_ANAPHOR = re.compile(r"^(?:it|this|these|those|they|that|such)\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=65536)
+def customer_fact(content: str, limit: int = 24) -> Fact:
+    """The node's clearest sentence for a customer, tangents and author's notes out,
+    shortened to about `limit` words without losing a contrast or a cause."""
+    best: tuple[float, str] | None = None
+    for i, s in enumerate(sentences(content)):
+        if is_meta(s):
+            continue
+        s = _clean(_AUTHOR_TAIL.sub("", s.rstrip(".!? ")))
+        n = len(s.split())
+        if n < 4:
+            continue
+        # The first sentence usually states the fact; a later one qualifies it. A
+        # full clause of a readable length beats a long one or a fragment.
+        score = -0.6 * i - max(0, n - limit) * 0.08 + (0.5 if has_finite_verb(s) else 0.0)
+        if _ANAPHOR.match(s):
+            score -= 1.0  # "It ranges from ..." needs the sentence before it
+        if best is None or score > best[0]:
+            best = (score, s)
+    if best is None:
+        return _EMPTY
+    t = _cut(best[1], limit)
+    if is_predicate(t):
+        return Fact(t, "predicate")
+    return Fact(t, "clause" if has_finite_verb(t) else "noun")
+
+
+@lru_cache(maxsize=65536)
+def reason_clause(rationale: str, limit: int = 22) -> str:
+    """An edge rationale as a reason a customer reads ("" when it talks about the graph
+    or the product's positioning, or is not a full clause)."""
+    for s in sentences(rationale)[:2]:
+        if is_meta(s):
+            continue
+        s = _clean(_AUTHOR_TAIL.sub("", s.rstrip(".!? ")))
+        if len(s.split()) < 5 or not has_finite_verb(s):
+            continue
+        s = _cut(s, limit)
+        if len(s.split()) <= int(limit * 1.4):
+            return s
+    return ""
