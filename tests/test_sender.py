@@ -89,3 +89,49 @@ def test_the_cli_run_signs_with_the_sender(tmp_path: Path) -> None:
         "company": "Frostline",
         "title": None,
     }
+
+
+def test_the_sender_reaches_the_judge_in_a_run(tmp_path: Path) -> None:
+    """The judge tells a sender who shares the prospect's name from an email signed
+    with the prospect's name only if it is told who sends: dropped anywhere on the
+    run's path, every email signed 'Priya Natarajan' to Priya is marked confused."""
+    out = subprocess.run(
+        [sys.executable, "-m", "codreamer.cli", "learn-loop", "1", "2", "--group-size", "4",
+         "--scenario", "northfield-dairy-ops", "--sender-name", "Priya Natarajan", "--json"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        env={"PATH": "/usr/bin:/bin", "CODREAMER_DATA_DIR": str(REPO / "data"),
+             "HOME": str(tmp_path)},
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    summary = json.loads(out.stdout.strip().splitlines()[-1])
+    run = tmp_path / summary["results_path"]
+    reasons = []
+    for line in (run / "iter1_step2_groups.jsonl").read_text().splitlines():
+        for traj in json.loads(line)["trajectories"]:
+            reasons.append(traj["judgement"]["criteria"]["sendability"]["reason"])
+    for name in ("iter0_email.json", "iter1_email.json"):
+        judged = json.loads((run / name).read_text())["judgement"]
+        reasons.append(judged["criteria"]["sendability"]["reason"])
+    assert reasons and all("Priya Natarajan" in summary["final_email"]["body"] for _ in [0])
+    assert not [r for r in reasons if "confused" in r], reasons
+
+
+def test_the_sender_reaches_the_judge_command(tmp_path: Path) -> None:
+    email = {"subject": "Reefer alerts", "citations": ["Customer Job", "Product Feature"],
+             "body": "Hi Priya,\n\nFrostline alerts dispatch the moment a load drifts.\n\n"
+                     "Would you be open to a 20-minute call?\n\nBest,\nPriya Natarajan"}  # fmt: skip
+    (tmp_path / "e.jsonl").write_text(json.dumps(email) + "\n")
+
+    def reason(*extra: str) -> str:
+        out = subprocess.run(
+            [sys.executable, "-m", "codreamer.cli", "judge", str(tmp_path / "e.jsonl"),
+             "--scenario", "northfield-dairy-ops", "--json", *extra],
+            cwd=tmp_path, capture_output=True, text=True, timeout=120,
+            env={"PATH": "/usr/bin:/bin", "CODREAMER_DATA_DIR": str(REPO / "data"),
+                 "HOME": str(tmp_path)},
+        )  # fmt: skip
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout.strip().splitlines()[-1])["criteria"]["sendability"]["reason"]
+
+    assert "confused" in reason("--sender-name", "Sam Carter")
+    assert "confused" not in reason("--sender-name", "Priya Natarajan")

@@ -162,8 +162,24 @@ def judge_cmd(
         bool,
         typer.Option("--json", help="One JSON object per input line and scenario, in order."),
     ] = False,
+    explain: Annotated[
+        bool,
+        typer.Option(
+            "--explain",
+            help="Show each criterion's contribution to the total (its push on the fitted "
+            "model's logit against a neutral email).",
+        ),
+    ] = False,
+    sender_name: Annotated[
+        str | None,
+        typer.Option("--sender-name", help="Who signs the emails (env CODREAMER_SENDER_NAME)."),
+    ] = None,
+    sender_company: Annotated[
+        str | None, typer.Option("--sender-company", help="The sender's company.")
+    ] = None,
 ) -> None:
-    """Judge emails with the rubric judge (DESIGN §4)."""
+    """Judge emails with the rubric judge (DESIGN §4): each criterion's score and
+    reason, and the total fitted on sales readers' grades."""
     import json as _json
 
     from codreamer.config import get_settings
@@ -188,13 +204,29 @@ def judge_cmd(
                 check_seed_nodes(store.nodes, sc)
     except CoDreamerError as exc:
         raise fail(str(exc)) from None
+    from codreamer.models import Sender
+
+    sender = settings.sender
+    if sender_name or sender_company:
+        sender = Sender(
+            name=sender_name or sender.name,
+            company=sender_company if sender_company is not None else sender.company,
+            title=sender.title,
+        )
     items = _read_emails(emails)
     judge = RubricJudge(store)
-    results = [(no, email, sc, judge.judge(email, sc)) for no, email in items for sc in scenarios]
+    results = [
+        (no, email, sc, judge.judge(email, sc, sender)) for no, email in items for sc in scenarios
+    ]
     if json_out:
-        for no, _, sc, j in results:
+        for no, email, sc, j in results:
             row = {"line": no, "scenario": sc.id, **_judgement_json(j)}
+            if explain:
+                row["contributions"] = judge.explain(email, sc, sender)
             typer.echo(_json.dumps(row, ensure_ascii=False))
+        return
+    if explain:
+        _print_explained(judge, results, sender)
         return
     from rich.console import Console
     from rich.table import Table
@@ -216,6 +248,27 @@ def judge_cmd(
         cells = [str(no)] + ([sc.id] if len(scenarios) > 1 else [])
         table.add_row(*cells, email.subject, f"{j.total:.3f}", "\n".join(weak) or "none")
     Console().print(table)
+
+
+def _print_explained(judge: Any, results: list[Any], sender: Any) -> None:
+    """One table per email: each criterion's score, its weight and what it adds to or
+    takes from the total, largest push first."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    for no, email, sc, j in results:
+        contrib = judge.explain(email, sc, sender)
+        table = Table(title=f"line {no}, {sc.id}: {email.subject[:50]!r}  total {j.total:.3f}")
+        for col, just in (("criterion", "left"), ("score", "right"), ("weight", "right"),
+                          ("push", "right"), ("reason", "left")):  # fmt: skip
+            table.add_column(col, justify=just)  # type: ignore[arg-type]
+        for name in sorted(j.criteria, key=lambda n: -abs(contrib.get(n, 0.0))):
+            c = j.criteria[name]
+            push = contrib.get(name)
+            table.add_row(name, f"{c.score:.2f}", f"{c.weight:.2f}",
+                          "gate" if push is None else f"{push:+.2f}", c.reason)  # fmt: skip
+        console.print(table)
 
 
 def demo_cmd(
