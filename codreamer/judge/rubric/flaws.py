@@ -213,9 +213,23 @@ _INSULTS = re.compile(
 )
 _THREAT = re.compile(
     r"\b(?:or else|you(?:'ll| will) regret|(?:let|tell) your (?:board|boss|ceo|manager)|"
-    r"cc(?:'?ing)? your (?:ceo|boss|board)|legal action|name and shame|report you|"
+    r"cc(?:'?ing)? your (?:ceo|boss|board)|legal action|name and shame|(?:i|we)(?:'ll| will| would)? report you|"
     r"(?:there will be|face the) consequences|if you don'?t (?:respond|reply|act)[^.?!]{0,40}"
-    r"(?:will|i'?ll|we'?ll))",
+    r"(?:will|i'?ll|we'?ll)|"
+    # Pressure: deadlines for a reply, calls threatened, going over the reader's head.
+    r"(?:reply|respond|answer|get back to me|hear (?:back )?from you)[^.?!]{0,20}"
+    r"(?:by|before|no later than) (?:today|tonight|tomorrow|end of (?:day|business)|eod|"
+    r"close of business|noon|5 ?pm)|"
+    r"(?:i'?ll|i will|we'?ll|we will) (?:keep )?(?:call(?:ing)?|ring(?:ing)?|chas(?:e|ing)|"
+    r"follow(?:ing)? up)[^.?!]{0,30}(?:every day|daily|until|each day|again tomorrow|"
+    r"first thing)|"
+    r"(?:go|escalate|reach out|write|speak|talk) (?:directly )?(?:to|over) (?:your|the) "
+    r"(?:gm|general manager|manager|boss|ceo|cfo|coo|board|superior|director|head)|"
+    r"over your head|(?:need|expect|want|require) (?:an answer|a reply|a response|your "
+    r"answer|a decision|a yes)[^.?!]{0,15}(?:today|now|immediately|by|asap)|"
+    r"(?:this is|it'?s) (?:on you|your responsibility|your fault)|"
+    r"every day you wait|each day you wait|(?:you|your team) (?:will|could) be "
+    r"(?:held )?(?:responsible|liable|blamed))",
 )
 
 
@@ -247,8 +261,10 @@ _CAP_AFTER_COLON_CLAUSE = re.compile(
     r"[: ]+([A-Z][a-z]+)"
 )
 _DANGLING_END = re.compile(
-    r"\b(?:and|or|but|because|which|that|so|with|of|to|the|a|an|for|while|as|since|"
-    r"leads to|such as|including)\s*[.!?]?\s*$",
+    # A preposition may end an English sentence ("what we built it for."); these
+    # words may not.
+    r"\b(?:and|or|but|because|which|the|a|an|while|since|leads to|such as|including|"
+    r"by then|at the same time as|so that)\s*[.!?]?\s*$",
 )
 _AGREEMENT = re.compile(
     r"\b(?:(?:we|they|you) (?:is|was|has|does|doesn'?t|helps|makes|gets|wants|needs|saves|"

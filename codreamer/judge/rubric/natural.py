@@ -67,8 +67,11 @@ def naturalness(email: EmailText, vocab: frozenset[str]) -> tuple[float, str]:
         )
     filler = []
     for s in prose:
-        if _ASKISH.search(s.text.lower()):
+        text = s.text.strip()
+        if _ASKISH.search(text.lower()):
             continue
+        if text[-1:] not in ".!" and len(s.tokens) <= 6:
+            continue  # a signature or title line, not a sentence
         content = [t for t in s.tokens if t not in EN_FUNCTION_WORDS and len(t) > 2]
         if content and len(s.tokens) <= 14 and not any(t in vocab for t in content):
             filler.append(s.text)
