@@ -64,11 +64,20 @@ def _manager(request: Request) -> Executor:
     return request.app.state.manager  # type: ignore[no-any-return]
 
 
+def _url(request: Request, name: str, run_id: str) -> str:
+    """CODREAMER_PUBLIC_URL + the route's path, or the path alone: never built from the
+    request's Host, which a client chooses (a rebinding page would get its own name
+    echoed back as the place to poll)."""
+    path = str(request.app.url_path_for(name, run_id=run_id))
+    base = _settings(request).public_url
+    return f"{base.rstrip('/')}{path}" if base else path
+
+
 def _urls(request: Request, run_id: str) -> dict[str, str]:
     return {
-        "status_url": str(request.url_for("get_run", run_id=run_id)),
-        "events_url": str(request.url_for("run_events", run_id=run_id)),
-        "graph_url": str(request.url_for("run_graph", run_id=run_id)),
+        "status_url": _url(request, "get_run", run_id),
+        "events_url": _url(request, "run_events", run_id),
+        "graph_url": _url(request, "run_graph", run_id),
     }
 
 
@@ -107,7 +116,7 @@ def list_runs(
 ) -> RunList:
     runs = service.list_runs(_settings(request), limit, status)
     for r in runs:
-        r["status_url"] = str(request.url_for("get_run", run_id=r["run_id"]))
+        r["status_url"] = _url(request, "get_run", r["run_id"])
     return RunList.model_validate({"runs": runs, "count": len(runs)})
 
 

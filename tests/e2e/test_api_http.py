@@ -149,7 +149,7 @@ def test_run_ids_are_checked(api: ApiServer, path: str, status: int) -> None:
 def test_sse_streams_to_the_end_and_resumes_from_last_event_id(api: ApiServer) -> None:
     run = api.post_run({**weave_request(), "iterations": 2, "group_size": 4})
     ids, kinds = [], []
-    with httpx.stream("GET", run["events_url"], timeout=60) as r:
+    with httpx.stream("GET", api.url + run["events_url"], timeout=60) as r:
         assert r.headers["content-type"].startswith("text/event-stream")
         for line in r.iter_lines():
             if line.startswith("id:"):
@@ -159,7 +159,9 @@ def test_sse_streams_to_the_end_and_resumes_from_last_event_id(api: ApiServer) -
     assert ids == list(range(1, len(ids) + 1))
     assert "run_finished" in kinds and kinds[-1] == "end"
     later = []
-    with httpx.stream("GET", run["events_url"], headers={"Last-Event-ID": "5"}, timeout=60) as r:
+    with httpx.stream(
+        "GET", api.url + run["events_url"], headers={"Last-Event-ID": "5"}, timeout=60
+    ) as r:
         for line in r.iter_lines():
             if line.startswith("id:"):
                 later.append(int(line[3:].strip()))
