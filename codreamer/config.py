@@ -116,6 +116,12 @@ class Settings(BaseSettings):
     celery_visibility_timeout_s: int = Field(
         3600, gt=0, validation_alias="CODREAMER_CELERY_VISIBILITY_TIMEOUT"
     )
+    # Disk: a run whose estimated size is over max_run_mb is refused (422); one that
+    # would leave less than min_free_mb free on the store's disk gets 507.
+    max_run_mb: int = Field(1000, ge=1, validation_alias="CODREAMER_MAX_RUN_MB")
+    min_free_mb: int = Field(200, ge=0, validation_alias="CODREAMER_MIN_FREE_MB")
+    # `codreamer runs prune` (no --older-than) removes finished runs older than this.
+    retention_days: float | None = Field(None, gt=0, validation_alias="CODREAMER_RETENTION_DAYS")
     # Retry-After (seconds) sent with a 429 when the run queue is full.
     queue_retry_after_s: int = Field(10, validation_alias="CODREAMER_QUEUE_RETRY_AFTER")
     # Host names this API answers to (comma-separated, `*` for any); the loopback names,

@@ -98,7 +98,7 @@ class JSONBodyRoute(APIRoute):
         # Called by APIRoute.__init__, once the dependant (and its body) is known.
         handle = super().get_route_handler()
         params = self.dependant.body_params
-        if not params and "POST" not in self.methods:
+        if not params and "POST" not in (self.methods or ()):
             return handle
         model = self.body_model = model_of(params[0].field_info.annotation) if params else None
 
