@@ -93,12 +93,19 @@ def create_app(settings: Settings | None = None, *, manager: Executor | None = N
         dispatcher = None
         if not settings.broker_url:
             dispatcher = Dispatcher.for_store(settings.runs_dir, settings).start()
+        pruner = None
+        if settings.retention_days:
+            from codreamer.runs.retention import RetentionPruner
+
+            pruner = RetentionPruner(settings.results_dir, settings.retention_days).start()
         try:
             yield
         finally:
             manager.shutdown()
             if dispatcher is not None:
                 dispatcher.close()
+            if pruner is not None:
+                pruner.close()
 
     app = FastAPI(
         title="CoDreamer API",
