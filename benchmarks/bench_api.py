@@ -180,7 +180,7 @@ def measure(executor: str, n: int, posts: int) -> dict[str, Any]:
             progress = [c.get(f"/runs/{r}").json() for r in training]
             still = sum(1 for p in progress if p["status"] == "running")
             for r in training:
-                c.post(f"/runs/{r}/cancel")
+                c.post(f"/runs/{r}/cancel", json={})
     finally:
         server.stop()
         shutil.rmtree(home, ignore_errors=True)

@@ -6,7 +6,16 @@ from __future__ import annotations
 
 import typer
 
-from codreamer.commands import cluster, graph_judge, learning, llm, prompts, servers, webhooks
+from codreamer.commands import (
+    cluster,
+    graph_judge,
+    learning,
+    llm,
+    prompts,
+    retention,
+    servers,
+    webhooks,
+)
 
 app = typer.Typer(
     name="codreamer",
@@ -33,6 +42,10 @@ llm_app = typer.Typer(
     help="A real local LLM (the local-llm extra).", no_args_is_help=True, rich_markup_mode=None
 )
 app.add_typer(llm_app, name="llm")
+runs_app = typer.Typer(
+    help="The results store's runs: prune old ones.", no_args_is_help=True, rich_markup_mode=None
+)
+app.add_typer(runs_app, name="runs")
 
 # The commands, by topic; `--help` lists them in this order.
 graph_judge.register(app, graph_app)
@@ -42,6 +55,7 @@ cluster.register(app)
 webhooks.register(webhooks_app)
 prompts.register(prompts_app)
 llm.register(llm_app)
+retention.register(runs_app)
 
 
 def _run(args: list[str] | None = None) -> None:

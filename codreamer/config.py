@@ -116,8 +116,28 @@ class Settings(BaseSettings):
     celery_visibility_timeout_s: int = Field(
         3600, gt=0, validation_alias="CODREAMER_CELERY_VISIBILITY_TIMEOUT"
     )
+    # Disk: a run whose estimated size is over max_run_mb is refused (422); one that
+    # would leave less than min_free_mb free on the store's disk gets 507.
+    max_run_mb: int = Field(1000, ge=1, validation_alias="CODREAMER_MAX_RUN_MB")
+    min_free_mb: int = Field(200, ge=0, validation_alias="CODREAMER_MIN_FREE_MB")
+    # `codreamer runs prune` (no --older-than) removes finished runs older than this.
+    retention_days: float | None = Field(None, gt=0, validation_alias="CODREAMER_RETENTION_DAYS")
     # Retry-After (seconds) sent with a 429 when the run queue is full.
     queue_retry_after_s: int = Field(10, validation_alias="CODREAMER_QUEUE_RETRY_AFTER")
+    # Host names this API answers to (comma-separated, `*` for any); the loopback names,
+    # the public URL's host and a specific bind address always are. A foreign Host
+    # (DNS rebinding) gets 400.
+    allowed_hosts: str | None = Field(None, validation_alias="CODREAMER_ALLOWED_HOSTS")
+    # The base URL clients reach this API at; URLs in answers (status_url, ...) are
+    # built from it, or are relative when it is unset, never from the request's Host.
+    public_url: str | None = Field(None, validation_alias="CODREAMER_PUBLIC_URL")
+    # Request heads (request line + headers) over this many bytes, or with more than
+    # this many headers, get 431 before anything else is done; a head not complete
+    # within header_timeout_s, or a body not complete within body_timeout_s, gets 408.
+    max_header_bytes: int = Field(32 * 1024, ge=1024, validation_alias="CODREAMER_MAX_HEADER_BYTES")
+    max_headers: int = Field(100, ge=8, validation_alias="CODREAMER_MAX_HEADERS")
+    header_timeout_s: float = Field(10.0, gt=0, validation_alias="CODREAMER_HEADER_TIMEOUT")
+    body_timeout_s: float = Field(60.0, gt=0, validation_alias="CODREAMER_BODY_TIMEOUT")
     cors_origins: str = Field(
         "http://localhost:3000,http://127.0.0.1:3000", validation_alias="CODREAMER_CORS_ORIGINS"
     )

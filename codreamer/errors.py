@@ -205,3 +205,46 @@ class OracleTooLargeError(CoDreamerError):
 class LLMError(CoDreamerError):
     """An OpenAI-compatible endpoint failed: retries exhausted, a 4xx, or a reply that
     is not a chat completion. Policies turn it into PolicyError, judges into JudgeError."""
+
+
+class StorageError(CoDreamerError):
+    """The results store cannot be used: missing and not creatable, not a directory,
+    not writable, or out of space. `part` names the path, relative to the store."""
+
+    def __init__(self, part: str, problem: str) -> None:
+        self.part = part
+        self.problem = problem
+        super().__init__(f"results store {part}: {problem}")
+
+
+class InsufficientStorageError(CoDreamerError):
+    """Less free disk than a run is estimated to need (plus the configured reserve)."""
+
+    def __init__(self, needed: int, free: int) -> None:
+        self.needed = needed
+        self.free = free
+        super().__init__(
+            f"not enough free disk for this run: it needs about {needed / 1e6:,.0f} MB "
+            f"(its estimate plus CODREAMER_MIN_FREE_MB), {free / 1e6:,.0f} MB are free"
+        )
+
+
+class RunTooLargeError(CoDreamerError):
+    """A run whose estimated disk use is over CODREAMER_MAX_RUN_MB."""
+
+    def __init__(self, estimate: int, cap: int) -> None:
+        self.estimate = estimate
+        self.cap = cap
+        super().__init__(
+            f"this run would write about {estimate / 1e6:,.0f} MB, over the cap of "
+            f"{cap / 1e6:,.0f} MB (CODREAMER_MAX_RUN_MB): fewer iterations, a smaller "
+            "group_size or fewer scenarios"
+        )
+
+
+class BrokerUnavailableError(CoDreamerError):
+    """Celery mode and the broker (Redis) cannot be reached: try again shortly."""
+
+    def __init__(self, detail: str, retry_after: int = 5) -> None:
+        self.retry_after = retry_after
+        super().__init__(f"the run broker is unreachable ({detail}); retry in {retry_after}s")

@@ -46,7 +46,9 @@ def test_the_request_sender_wins_over_settings(clean_llm_env: None, tmp_path: Pa
     [({"name": ""}, "body.sender.name"), ({"name": "A", "phone": "1"}, "body.sender.phone")],
 )
 def test_a_bad_sender_is_named(tmp_path: Path, sender: dict, where: str) -> None:
-    client = TestClient(create_app(Settings(CODREAMER_RESULTS_DIR=tmp_path)))
+    client = TestClient(
+        create_app(Settings(CODREAMER_RESULTS_DIR=tmp_path)), base_url="http://localhost"
+    )
     r = client.post("/learn-loop", json={"sender": sender})
     assert r.status_code == 422, r.text
     assert where in [p["where"] for p in r.json()["problems"]]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
@@ -13,6 +14,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from web import api, page, receiver, session
 from web.config import WebSettings
 from web.context import WebContext
+from web.edge import EdgeLimits, HostGuard, allowed_host_set, bounded_protocol
 
 STATIC_DIR = Path(__file__).parent / "static"
 
@@ -74,7 +76,24 @@ def create_app(settings: WebSettings | None = None) -> FastAPI:
     app.include_router(page.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     app.add_middleware(SecurityHeaders)
+    # Outermost: a foreign Host or an oversized head is refused before anything else.
+    app.add_middleware(HostGuard, limits=edge_limits(ctx.settings))
     return app
+
+
+def edge_limits(settings: WebSettings) -> EdgeLimits:
+    return EdgeLimits(
+        max_head_bytes=settings.max_header_bytes,
+        max_headers=settings.max_headers,
+        head_timeout_s=settings.header_timeout_s,
+        body_timeout_s=settings.body_timeout_s,
+        allowed_hosts=allowed_host_set(settings.allowed_hosts, settings.public_url, settings.host),
+    )
+
+
+def server_options(settings: WebSettings) -> dict[str, Any]:
+    """uvicorn options that bound request heads and slow requests (web/edge.py)."""
+    return {"http": bounded_protocol(edge_limits(settings))}
 
 
 def main(host: str | None = None, port: int | None = None) -> None:
@@ -82,10 +101,13 @@ def main(host: str | None = None, port: int | None = None) -> None:
     import uvicorn
 
     settings = WebSettings()
+    if host:
+        settings.host = host
     uvicorn.run(
         create_app(settings),
-        host=host or settings.host,
+        host=settings.host,
         port=port or settings.port,
         # Open SSE streams must not hold a restart hostage.
         timeout_graceful_shutdown=3,
+        **server_options(settings),
     )

@@ -87,7 +87,7 @@ class BackendClient:
         return await self.request("GET", f"/runs/{quote(run_id, safe='')}/graph")
 
     async def run_action(self, run_id: str, action: str) -> BackendAnswer:
-        return await self.request("POST", f"/runs/{quote(run_id, safe='')}/{action}")
+        return await self.request("POST", f"/runs/{quote(run_id, safe='')}/{action}", json={})
 
     async def openapi(self) -> BackendAnswer:
         return await self.request("GET", "/openapi.json")

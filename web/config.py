@@ -52,6 +52,19 @@ class WebSettings(BaseSettings):
     # Other origins allowed to write (comma-separated, e.g. `https://ops.example`); the
     # dashboard's own origin always is.
     allowed_origins: str = Field(default="", validation_alias="CODREAMER_WEB_ALLOWED_ORIGINS")
+    # Host names the dashboard answers to (comma-separated, `*` for any); the loopback
+    # names, the public URL's host and a specific bind address always are. A foreign
+    # Host (DNS rebinding) gets 400. Same variable as the backend's.
+    allowed_hosts: str | None = Field(default=None, validation_alias="CODREAMER_ALLOWED_HOSTS")
+    # The dashboard's own public URL (e.g. https://dash.example): its origin may write.
+    public_url: str | None = Field(default=None, validation_alias="CODREAMER_WEB_PUBLIC_URL")
+    # Request-head and slow-request limits; the same variables as the backend's.
+    max_header_bytes: int = Field(
+        default=32 * 1024, ge=1024, validation_alias="CODREAMER_MAX_HEADER_BYTES"
+    )
+    max_headers: int = Field(default=100, ge=8, validation_alias="CODREAMER_MAX_HEADERS")
+    header_timeout_s: float = Field(default=10.0, gt=0, validation_alias="CODREAMER_HEADER_TIMEOUT")
+    body_timeout_s: float = Field(default=60.0, gt=0, validation_alias="CODREAMER_BODY_TIMEOUT")
 
     @property
     def auth_required(self) -> bool:

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 from fastapi import HTTPException, Request
 
 from web.config import WebSettings
+from web.edge import allowed_host_set, host_allowed
 
 # What the backend makes (`run-`/`api-` + timestamp + hex), and a little more for
 # other senders' ids; ASCII only, anchored at both ends (fullmatch; `$` would let a
@@ -72,8 +73,15 @@ def check_origin(request: Request, settings: WebSettings) -> None:
     normalised = origin.strip().rstrip("/").lower()
     if normalised in settings.extra_origins:
         return
-    own = _host_netloc(request.headers.get("host", ""))
-    if origin != "null" and own and _netloc(origin) == own:
+    if settings.public_url and normalised == settings.public_url.strip().rstrip("/").lower():
+        return
+    # The page's own origin: the Host it was loaded from, and only when that Host is
+    # one this dashboard answers to. Comparing with the Host alone let a DNS-rebinding
+    # page (Host and Origin both `rebind.attacker.example`) write.
+    host = request.headers.get("host", "")
+    own = _host_netloc(host)
+    allowed = allowed_host_set(settings.allowed_hosts, settings.public_url, settings.host)
+    if origin != "null" and own and _netloc(origin) == own and host_allowed(host, allowed):
         return
     raise HTTPException(
         403,

@@ -19,6 +19,7 @@ import hmac
 import secrets
 import threading
 import time
+from collections import OrderedDict
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
@@ -35,6 +36,7 @@ _VERSION = "v1"
 _MAX_FAILURES = 10
 _FAILURE_WINDOW_S = 60.0
 _LOGIN_BODY_LIMIT = 4096
+_MAX_CLIENTS_TRACKED = 10_000
 
 router = APIRouter()
 
@@ -79,22 +81,33 @@ def require_session(request: Request) -> None:
 
 
 class _Failures:
-    """Counts wrong passwords per window, to slow down guessing."""
+    """Counts wrong passwords per client address and window, to slow down guessing.
+    Per address: one client's wrong passwords never lock out another. (Behind a
+    reverse proxy every client has the proxy's address: rate-limit there instead.)"""
 
-    def __init__(self) -> None:
+    def __init__(self, max_clients: int = _MAX_CLIENTS_TRACKED) -> None:
         self._lock = threading.Lock()
-        self._window_start = 0.0
-        self._count = 0
+        # address -> (window start, failures); insertion order = oldest first.
+        self._by_client: OrderedDict[str, tuple[float, int]] = OrderedDict()
+        self._max_clients = max_clients
 
-    def blocked(self) -> bool:
+    def blocked(self, client: str) -> bool:
         with self._lock:
-            if time.monotonic() - self._window_start > _FAILURE_WINDOW_S:
-                self._window_start, self._count = time.monotonic(), 0
-            return self._count >= _MAX_FAILURES
+            start, count = self._by_client.get(client, (0.0, 0))
+            if time.monotonic() - start > _FAILURE_WINDOW_S:
+                self._by_client.pop(client, None)
+                return False
+            return count >= _MAX_FAILURES
 
-    def add(self) -> None:
+    def add(self, client: str) -> None:
         with self._lock:
-            self._count += 1
+            now = time.monotonic()
+            start, count = self._by_client.pop(client, (now, 0))
+            if now - start > _FAILURE_WINDOW_S:
+                start, count = now, 0
+            self._by_client[client] = (start, count + 1)
+            while len(self._by_client) > self._max_clients:  # bounded memory
+                self._by_client.popitem(last=False)
 
 
 class LoginBody(BaseModel):
@@ -132,14 +145,15 @@ async def login(request: Request) -> JSONResponse:
             "set CODREAMER_WEB_PASSWORD where the dashboard runs and restart it",
         )
     failures: _Failures = request.app.state.login_failures
-    if failures.blocked():
+    client = request.client.host if request.client else "unknown"
+    if failures.blocked(client):
         raise HTTPException(429, "too many wrong passwords; wait a minute", {"Retry-After": "60"})
     try:
         given = LoginBody.model_validate_json(body).password
     except ValidationError as exc:
         raise HTTPException(422, 'send {"password": "..."}') from exc
     if not hmac.compare_digest(given.encode(), settings.password.encode()):
-        failures.add()
+        failures.add(client)
         raise HTTPException(401, "wrong password")
     resp = JSONResponse({"signed_in": True})
     resp.set_cookie(

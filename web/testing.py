@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import uvicorn
 from starlette.types import ASGIApp
@@ -26,9 +27,10 @@ def free_port() -> int:
 
 @contextmanager
 def serve_in_thread(
-    app: ASGIApp, port: int | None = None, start_timeout_s: float = 10.0
+    app: ASGIApp, port: int | None = None, start_timeout_s: float = 10.0, **options: Any
 ) -> Iterator[str]:
-    """Serve `app` on 127.0.0.1 while the block runs; yields its base URL."""
+    """Serve `app` on 127.0.0.1 while the block runs; yields its base URL. `options`
+    go to uvicorn (e.g. `http=` from web.app.server_options)."""
     port = port or free_port()
     config = uvicorn.Config(
         app,
@@ -38,6 +40,7 @@ def serve_in_thread(
         lifespan="on",
         # Open SSE streams (a browser tab) must not keep the server from stopping.
         timeout_graceful_shutdown=1,
+        **options,
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name=f"uvicorn-{port}", daemon=True)

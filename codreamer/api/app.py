@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
@@ -13,6 +14,7 @@ from starlette.exceptions import HTTPException
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from codreamer.api.edge import EdgeLimits, HostGuard, allowed_host_set, bounded_protocol
 from codreamer.api.errors import install_error_handlers
 from codreamer.api.service import Catalog
 from codreamer.api.stream import StreamSlots
@@ -91,12 +93,19 @@ def create_app(settings: Settings | None = None, *, manager: Executor | None = N
         dispatcher = None
         if not settings.broker_url:
             dispatcher = Dispatcher.for_store(settings.runs_dir, settings).start()
+        pruner = None
+        if settings.retention_days:
+            from codreamer.runs.retention import RetentionPruner
+
+            pruner = RetentionPruner(settings.results_dir, settings.retention_days).start()
         try:
             yield
         finally:
             manager.shutdown()
             if dispatcher is not None:
                 dispatcher.close()
+            if pruner is not None:
+                pruner.close()
 
     app = FastAPI(
         title="CoDreamer API",
@@ -126,7 +135,26 @@ def create_app(settings: Settings | None = None, *, manager: Executor | None = N
         allow_headers=["Authorization", "Content-Type", "Last-Event-ID"],
     )
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+    # Outermost: a foreign Host or an oversized head is refused before anything else.
+    app.add_middleware(HostGuard, limits=edge_limits(settings))
     return app
+
+
+def edge_limits(settings: Settings) -> EdgeLimits:
+    return EdgeLimits(
+        max_head_bytes=settings.max_header_bytes,
+        max_headers=settings.max_headers,
+        head_timeout_s=settings.header_timeout_s,
+        body_timeout_s=settings.body_timeout_s,
+        allowed_hosts=allowed_host_set(
+            settings.allowed_hosts, settings.public_url, settings.api_host
+        ),
+    )
+
+
+def server_options(settings: Settings) -> dict[str, Any]:
+    """uvicorn options that bound request heads and slow requests (codreamer/api/edge.py)."""
+    return {"http": bounded_protocol(edge_limits(settings))}
 
 
 def _add_offline_docs(app: FastAPI) -> None:

@@ -4,7 +4,8 @@ FastAPI's own JSON reading turns too much into a bare "There was an error
 parsing the body" (deep nesting, huge integers, invalid UTF-8) and lets lone
 surrogates through to a 500. Routes built with `JSONBodyRoute` instead:
 
-- refuse a body without a JSON content type (415, with the header to send);
+- refuse a POST without a JSON content type (415, with the header to send) or with
+  an empty body (422), body-less actions (cancel, resume) included;
 - parse with codreamer/safe_json.py (400 naming the fault, line and column);
 - refuse valid JSON of the wrong overall shape with a hint (a bare node list for
   POST /learn-loop: wrap it as {"graph": [...]});
@@ -68,9 +69,9 @@ def model_of(annotation: Any) -> type[BaseModel] | None:
 
 
 def check_shape(body: Any, model: type[BaseModel] | None) -> None:
-    if model is None or isinstance(body, dict):
+    if isinstance(body, dict):
         return
-    if isinstance(body, list) and "graph" in model.model_fields:
+    if isinstance(body, list) and model is not None and "graph" in model.model_fields:
         raise RequestShapeError(
             "body",
             'is a bare list; a graph goes in an object: wrap it as {"graph": [...]} '
@@ -97,16 +98,21 @@ class JSONBodyRoute(APIRoute):
         # Called by APIRoute.__init__, once the dependant (and its body) is known.
         handle = super().get_route_handler()
         params = self.dependant.body_params
-        if not params:
+        if not params and "POST" not in (self.methods or ()):
             return handle
-        model = self.body_model = model_of(params[0].field_info.annotation)
+        model = self.body_model = model_of(params[0].field_info.annotation) if params else None
 
         async def route_handler(request: Request) -> Response:
             require_key(request)  # before the body: without the key nothing is parsed
-            data = await request.body()
-            if not data:
-                return await handle(request)  # no body: the route's defaults
+            # Every POST needs a declared JSON body, an empty one too: a browser sends
+            # an empty or text/plain POST cross-site without asking (no CORS preflight),
+            # so without this a foreign page could start or cancel runs.
             check_content_type(request.headers.get("content-type"))
+            data = await request.body()
+            if not data.strip():
+                raise RequestShapeError(
+                    "body", "is empty: send a JSON object (`{}` for all defaults)"
+                )
             if len(data) <= LARGE_BODY_BYTES:
                 body = parse_json(data)
                 check_shape(body, model)

@@ -20,10 +20,12 @@ from pydantic import BaseModel, ValidationError
 from codreamer.api.body import model_of
 from codreamer.errors import (
     AuthError,
+    BrokerUnavailableError,
     ConfigError,
     DataFileError,
     GraphTooLargeError,
     GraphValidationError,
+    InsufficientStorageError,
     InvalidHeaderError,
     InvalidRunIdError,
     JSONInputError,
@@ -31,10 +33,13 @@ from codreamer.errors import (
     RequestShapeError,
     RunNotFoundError,
     RunStateError,
+    RunTooLargeError,
     ScenarioError,
+    StorageError,
     TooManyStreamsError,
     UnsupportedMediaTypeError,
 )
+from codreamer.loop.storage import storage_error
 
 MAX_PROBLEMS_SHOWN = 20
 UNION_BRANCHES = frozenset({"str", "Scenario", "ScenarioIn", "int", "list[any]"})
@@ -58,6 +63,10 @@ ERROR_STATUS: list[tuple[type[Exception], int]] = [
     (QueueFullError, 429),
     (TooManyStreamsError, 429),
     (DataFileError, 503),  # the server's own data file is broken: not the client's fault
+    (StorageError, 503),
+    (BrokerUnavailableError, 503),
+    (InsufficientStorageError, 507),
+    (RunTooLargeError, 422),
 ]
 
 # What a one-problem error is about, so every 4xx body names its field.
@@ -73,6 +82,10 @@ ERROR_WHERE: list[tuple[type[Exception], str]] = [
     (QueueFullError, "queue"),
     (TooManyStreamsError, "events"),
     (DataFileError, "server"),
+    (StorageError, "storage"),
+    (BrokerUnavailableError, "broker"),
+    (InsufficientStorageError, "storage"),
+    (RunTooLargeError, "body"),
 ]
 
 
@@ -172,7 +185,7 @@ def install_error_handlers(app: FastAPI) -> None:
         for cls, status in ERROR_STATUS:
             if isinstance(exc, cls):
                 headers = None
-                if isinstance(exc, (QueueFullError, TooManyStreamsError)):
+                if isinstance(exc, (QueueFullError, TooManyStreamsError, BrokerUnavailableError)):
                     headers = {"Retry-After": str(exc.retry_after)}
                 elif isinstance(exc, AuthError):
                     headers = {"WWW-Authenticate": "Bearer"}
@@ -181,6 +194,15 @@ def install_error_handlers(app: FastAPI) -> None:
 
     for cls, _ in ERROR_STATUS:
         app.add_exception_handler(cls, typed)
+
+    async def storage(request: Request, exc: Exception) -> JSONResponse:
+        # Any file error the routes did not name themselves: the store's problem (503),
+        # said without the server's absolute paths, never a bare 500.
+        assert isinstance(exc, OSError)
+        results_dir = request.app.state.settings.results_dir
+        return await typed(request, storage_error(exc, results_dir))
+
+    app.add_exception_handler(OSError, storage)
 
     async def validation(request: Request, exc: Exception) -> JSONResponse:
         errors: Any = []

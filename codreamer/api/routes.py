@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Header, Query, Request
+from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sse_starlette import EventSourceResponse
 
@@ -29,10 +30,11 @@ from codreamer.api.schemas import (
 )
 from codreamer.api.stream import SlotStream, StreamSlots, event_stream, parse_last_event_id
 from codreamer.config import Settings
-from codreamer.errors import RunNotFoundError
+from codreamer.errors import BrokerUnavailableError, RunNotFoundError, StorageError
 from codreamer.judge.feedback import FeedbackPost
 from codreamer.loop.artifacts import RunPaths, append_jsonl
 from codreamer.loop.scenarios import describe
+from codreamer.loop.storage import check_writable
 from codreamer.runs.executors import Executor
 
 # Declared for the OpenAPI page (its Authorize button); require_key does the check.
@@ -47,7 +49,7 @@ def key_dependency(
 
 
 ERRORS: dict[int | str, dict[str, Any]] = {
-    s: {"model": ErrorBody} for s in (400, 401, 404, 409, 413, 415, 422, 429)
+    s: {"model": ErrorBody} for s in (400, 401, 404, 409, 413, 415, 422, 429, 503, 507)
 }
 
 # With CODREAMER_API_KEY set, every route here needs the key (reads too: run lists
@@ -64,11 +66,20 @@ def _manager(request: Request) -> Executor:
     return request.app.state.manager  # type: ignore[no-any-return]
 
 
+def _url(request: Request, name: str, run_id: str) -> str:
+    """CODREAMER_PUBLIC_URL + the route's path, or the path alone: never built from the
+    request's Host, which a client chooses (a rebinding page would get its own name
+    echoed back as the place to poll)."""
+    path = str(request.app.url_path_for(name, run_id=run_id))
+    base = _settings(request).public_url
+    return f"{base.rstrip('/')}{path}" if base else path
+
+
 def _urls(request: Request, run_id: str) -> dict[str, str]:
     return {
-        "status_url": str(request.url_for("get_run", run_id=run_id)),
-        "events_url": str(request.url_for("run_events", run_id=run_id)),
-        "graph_url": str(request.url_for("run_graph", run_id=run_id)),
+        "status_url": _url(request, "get_run", run_id),
+        "events_url": _url(request, "run_events", run_id),
+        "graph_url": _url(request, "run_graph", run_id),
     }
 
 
@@ -85,7 +96,7 @@ def learn_loop(request: Request, body: LearnLoopRequest | None = None) -> RunAcc
     optional, so is the body: none means all defaults."""
     body = body or LearnLoopRequest()
     app = request.app
-    paths, position, config = service.start_run(
+    paths, position, config, estimate = service.start_run(
         body, app.state.settings, app.state.catalog, app.state.manager
     )
     return RunAccepted(
@@ -94,6 +105,7 @@ def learn_loop(request: Request, body: LearnLoopRequest | None = None) -> RunAcc
         queue_position=position,
         results_path=service.store_relative(paths, app.state.settings),
         prospects=describe(config.scenarios) + describe(config.eval_scenarios),
+        disk_estimate_mb=round(estimate / 1_000_000, 1),
         **_urls(request, paths.run_id),
     )
 
@@ -107,7 +119,7 @@ def list_runs(
 ) -> RunList:
     runs = service.list_runs(_settings(request), limit, status)
     for r in runs:
-        r["status_url"] = str(request.url_for("get_run", run_id=r["run_id"]))
+        r["status_url"] = _url(request, "get_run", r["run_id"])
     return RunList.model_validate({"runs": runs, "count": len(runs)})
 
 
@@ -196,7 +208,34 @@ def scenarios(request: Request) -> ScenarioList:
     return ScenarioList(scenarios=items, default=items[0].id if items else None)
 
 
-@open_router.get("/healthz", response_model=Health)
-async def healthz(request: Request) -> Health:
-    snap = _manager(request).snapshot()
-    return Health(active_runs=len(snap["active"]), queued_runs=len(snap["queued"]))
+@open_router.get(
+    "/healthz",
+    response_model=Health,
+    responses={503: {"model": Health, "description": "A part is not ready; `checks` says which"}},
+)
+def healthz(request: Request) -> JSONResponse:
+    """Readiness: the results store is a writable directory and, in celery mode, the
+    broker answers. 503 with `checks` naming the part that failed."""
+    settings = _settings(request)
+    manager = _manager(request)
+    checks = {"storage": "ok", "broker": manager.broker_problem() or "ok"}
+    try:
+        check_writable(settings.results_dir, settings.runs_dir)
+    except StorageError as exc:
+        checks["storage"] = str(exc)
+    active = queued = 0
+    if checks["broker"] == "ok":
+        try:
+            snap = manager.snapshot()
+            active, queued = len(snap["active"]), len(snap["queued"])
+        except BrokerUnavailableError as exc:
+            checks["broker"] = str(exc)
+    ready = all(v == "ok" for v in checks.values())
+    health = Health(
+        status="ok" if ready else "unavailable",
+        active_runs=active,
+        queued_runs=queued,
+        checks=checks,
+    )
+    headers = None if ready else {"Retry-After": "5"}
+    return JSONResponse(health.model_dump(), status_code=200 if ready else 503, headers=headers)

@@ -113,6 +113,11 @@ class RunAccepted(BaseModel):
     status_url: str
     events_url: str
     graph_url: str
+    disk_estimate_mb: float = Field(
+        0.0,
+        description="What the run is expected to write to the results store, in MB "
+        "(refused over CODREAMER_MAX_RUN_MB).",
+    )
     prospects: list[dict[str, Any]] = Field(
         default_factory=list,
         description="Who the run writes to: the training prospects, then the held-out ones.",
@@ -214,9 +219,13 @@ class ScenarioList(BaseModel):
 
 
 class Health(BaseModel):
-    status: Literal["ok"] = "ok"
+    status: Literal["ok", "unavailable"] = "ok"
     active_runs: int
     queued_runs: int
+    checks: dict[str, str] = Field(
+        default_factory=dict,
+        description="Each part checked (storage, broker): `ok`, or what is wrong with it.",
+    )
 
 
 class Problem(BaseModel):

@@ -18,13 +18,16 @@ def client_host(host: str) -> str:
 def serve_api(*, host: str | None = None, port: int | None = None, log_level: str = "info") -> None:
     import uvicorn
 
-    from codreamer.api.app import create_app
+    from codreamer.api.app import create_app, server_options
 
     settings = get_settings()
+    if host:  # a bind address given on the command line is a name this API answers to
+        settings = settings.model_copy(update={"api_host": host})
     uvicorn.run(
         create_app(settings),
         host=host or settings.api_host,
         port=port or settings.api_port,
         log_level=log_level,
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
+        **server_options(settings),
     )

@@ -6,6 +6,7 @@ codreamer/errors.py and the API layer maps them to statuses.
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from codreamer.graph.store import GraphStore
 from codreamer.loop.artifacts import RUN_ID_RE, RunPaths, new_run_id, read_json
 from codreamer.loop.config import LoopConfig
 from codreamer.loop.status import read_meta
+from codreamer.loop.storage import check_room, check_writable, estimate_run_bytes, storage_error
 from codreamer.models import Scenario
 from codreamer.runs.executors import Executor
 from codreamer.webhooks.outbox import read_outbox, summarize
@@ -115,9 +117,10 @@ def config_from_request(
 
 def start_run(
     req: LearnLoopRequest, settings: Settings, catalog: Catalog, manager: Executor
-) -> tuple[RunPaths, int, LoopConfig]:
+) -> tuple[RunPaths, int, LoopConfig, int]:
     """Validate everything, then create and queue the run. Nothing touches the disk
-    unless the request is valid and the queue has room."""
+    unless the request is valid, the store is usable, has room, and the queue has room.
+    Returns the run's paths, queue position, config and estimated disk use."""
     from codreamer.loop.status import create_run
 
     if req.graph is not None:
@@ -125,6 +128,17 @@ def start_run(
     else:
         store = catalog.default_graph()
     config = config_from_request(req, settings, catalog, store)
+    check_writable(settings.results_dir, settings.runs_dir)
+    graph_bytes = len(json.dumps(store.to_json()))
+    estimate = estimate_run_bytes(
+        config.iterations, config.group_size, len(config.scenarios), graph_bytes
+    )
+    check_room(
+        settings.runs_dir,
+        estimate,
+        settings.max_run_mb * 1_000_000,
+        settings.min_free_mb * 1_000_000,
+    )
     paths = manager.new_paths(new_run_id("api"))
     feedback = settings.feedback_path
     feedback_path = str(feedback.resolve()) if feedback.exists() else None
@@ -133,10 +147,13 @@ def start_run(
     request["graph"] = "request" if req.graph is not None else "default"
 
     def create() -> None:
-        create_run(paths, store, config, request=request, feedback_path=feedback_path)
+        try:
+            create_run(paths, store, config, request=request, feedback_path=feedback_path)
+        except OSError as exc:
+            raise storage_error(exc, settings.results_dir) from exc
 
     position = manager.submit(paths.run_id, create)
-    return paths, position, config
+    return paths, position, config, estimate
 
 
 # --- run views -------------------------------------------------------------------

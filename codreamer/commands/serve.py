@@ -28,10 +28,11 @@ def serve_both(
 ) -> None:
     import uvicorn
 
-    from codreamer.api.app import create_app
+    from codreamer.api.app import create_app, server_options
 
     try:
         from web.app import create_app as create_web_app
+        from web.app import server_options as web_server_options
         from web.config import WebSettings
     except ImportError as exc:
         raise DashboardMissing(
@@ -41,8 +42,10 @@ def serve_both(
 
     settings: Settings = get_settings().model_copy()
     api_host, api_port = host or settings.api_host, port or settings.api_port
+    settings.api_host = api_host
     web_settings = WebSettings()
     w_host, w_port = web_host or web_settings.host, web_port or web_settings.port
+    web_settings.host = w_host
     if not settings.frontend_url:
         settings.frontend_url = f"http://{client_host(w_host)}:{w_port}/api/final-email"
     if "api_url" not in web_settings.model_fields_set:
@@ -61,6 +64,7 @@ def serve_both(
             port=api_port,
             log_level=log_level,
             timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
+            **server_options(settings),
         ),
         uvicorn.Config(
             create_web_app(web_settings),
@@ -68,6 +72,7 @@ def serve_both(
             port=w_port,
             log_level=log_level,
             timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
+            **web_server_options(web_settings),
         ),
     ]
     print(

@@ -66,6 +66,10 @@ def make_celery(settings: Settings) -> Any:
         task_routes={DELIVER_TASK: {"queue": settings.celery_webhook_queue}},
         broker_transport_options={"visibility_timeout": settings.celery_visibility_timeout_s},
         broker_connection_retry_on_startup=True,
+        # Reconnect to Redis for as long as it takes (Celery's default gives up after
+        # 100 attempts and the worker exits): an outage must end by itself.
+        broker_connection_retry=True,
+        broker_connection_max_retries=None,
         worker_hijack_root_logger=False,
         worker_send_task_events=False,
     )
@@ -189,17 +193,14 @@ def run_worker(
     import codreamer.runs.execute  # noqa: F401
 
     app = make_celery(settings)
-    companion: list[subprocess.Popen[bytes]] = []
+    supervisor = None
     if hooks_q in wanted:
-        companion.append(_start_companion(hooks_q, loglevel))
+        supervisor = CompanionSupervisor(hooks_q, loglevel, settings.webhook_timeout_s + 5)
+        supervisor.start()
 
     def _stop_companions() -> None:
-        for proc in companion:  # a warm shutdown for it too: attempts in flight finish
-            proc.terminate()
-            try:
-                proc.wait(settings.webhook_timeout_s + 5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        if supervisor is not None:
+            supervisor.stop()
 
     _with_services(settings, app, services, on_stop=_stop_companions)
 
@@ -239,6 +240,69 @@ def _with_services(
             s.stop()
         if on_stop is not None:
             on_stop()
+
+
+class CompanionSupervisor:
+    """Keeps the webhook companion running: when it exits (a Redis outage can end a
+    thread-pool worker with an "Unrecoverable error"), it is started again, after a
+    delay that grows to RESTART_MAX_S while it keeps dying at once. Without this, one
+    outage stopped every webhook delivery until someone restarted the worker."""
+
+    RESTART_MIN_S = 0.5
+    RESTART_MAX_S = 30.0
+    HEALTHY_AFTER_S = 60.0  # up this long: the next exit starts from the short delay
+
+    def __init__(self, queue: str, loglevel: str, stop_timeout_s: float) -> None:
+        import threading
+
+        self.queue = queue
+        self.loglevel = loglevel
+        self.stop_timeout_s = stop_timeout_s
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.restarts = 0
+        self._stopping = threading.Event()
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._watch, name="companion", daemon=True)
+
+    def start(self) -> CompanionSupervisor:
+        self.proc = _start_companion(self.queue, self.loglevel)
+        self._thread.start()
+        return self
+
+    def _watch(self) -> None:
+        import time
+
+        delay = self.RESTART_MIN_S
+        while not self._stopping.is_set():
+            proc = self.proc
+            assert proc is not None
+            started = time.monotonic()
+            code = proc.wait()
+            if self._stopping.is_set():
+                return
+            if time.monotonic() - started > self.HEALTHY_AFTER_S:
+                delay = self.RESTART_MIN_S
+            log.warning("webhook companion exited (%s); restarting in %.1fs", code, delay)
+            if self._stopping.wait(delay):
+                return
+            delay = min(delay * 2, self.RESTART_MAX_S)
+            with self._lock:
+                if self._stopping.is_set():
+                    return
+                self.proc = _start_companion(self.queue, self.loglevel)
+                self.restarts += 1
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopping.set()
+            proc = self.proc
+        if proc is None:
+            return
+        proc.terminate()  # a warm shutdown: attempts in flight finish
+        try:
+            proc.wait(self.stop_timeout_s)
+        except subprocess.TimeoutExpired:
+            proc.kill()
 
 
 def _start_companion(queue: str, loglevel: str) -> subprocess.Popen[bytes]:

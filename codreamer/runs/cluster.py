@@ -19,6 +19,7 @@ holds in memory matters, so killing one affects no run.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import threading
 import time
@@ -26,7 +27,12 @@ from collections.abc import Callable
 from typing import Any
 
 from codreamer.config import Settings
-from codreamer.errors import QueueFullError, RunNotFoundError, RunStateError
+from codreamer.errors import (
+    BrokerUnavailableError,
+    QueueFullError,
+    RunNotFoundError,
+    RunStateError,
+)
 from codreamer.loop.artifacts import RunPaths, check_run_id
 from codreamer.loop.events import EventLog
 from codreamer.loop.status import read_meta, update_meta
@@ -130,6 +136,30 @@ class ClusterServices:
         return requeued
 
 
+def _broker_errors() -> tuple[type[BaseException], ...]:
+    import redis
+    from kombu.exceptions import OperationalError
+
+    return (redis.RedisError, OperationalError, ConnectionError, TimeoutError)
+
+
+def broker_guarded(method: Callable[..., Any]) -> Callable[..., Any]:
+    """Redis unreachable inside an executor method: BrokerUnavailableError (the API's
+    503 with Retry-After), never a bare 500."""
+
+    @functools.wraps(method)
+    def guarded(self: CeleryExecutor, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except _broker_errors() as exc:
+            raise BrokerUnavailableError(type(exc).__name__, BROKER_RETRY_AFTER_S) from exc
+
+    return guarded
+
+
+BROKER_RETRY_AFTER_S = 5
+
+
 class CeleryExecutor:
     """The run-manager interface of the API (same methods as runs.local.RunManager)."""
 
@@ -168,6 +198,7 @@ class CeleryExecutor:
             self.client.srem(LIVE_SET, run_id)
             raise QueueFullError(self.settings.queue_retry_after_s)
 
+    @broker_guarded
     def submit(self, run_id: str, create: Callable[[], Any]) -> int:
         self._admit(run_id)
         try:
@@ -175,16 +206,33 @@ class CeleryExecutor:
         except BaseException:
             self.client.srem(LIVE_SET, run_id)
             raise
-        publish(self.app, self.settings, self.client, self.new_paths(run_id))
+        paths = self.new_paths(run_id)
+        try:
+            publish(self.app, self.settings, self.client, paths)
+        except _broker_errors():
+            # Written but never queued (the broker went away in between): left
+            # interrupted, so `POST /runs/{id}/resume` queues it once Redis is back.
+            update_meta(paths, status="interrupted", finished_at=utc_now_iso())
+            EventLog(paths.events).emit("run_interrupted", reason="the broker was unreachable")
+            raise
         return 0  # the broker does not say where in its queue a message is
 
     def queue_position(self, run_id: str) -> int | None:
         return None
 
+    def broker_problem(self) -> str | None:
+        try:
+            self.client.ping()
+        except _broker_errors() as exc:
+            return f"unreachable ({type(exc).__name__}); workers cannot get runs"
+        return None
+
+    @broker_guarded
     def is_active(self, run_id: str) -> bool:
         return bool(self.client.exists(run_lease_key(run_id)))
 
     # -- cancel / resume -----------------------------------------------------
+    @broker_guarded
     def cancel(self, run_id: str) -> str:
         paths = self.paths(run_id)
         status = read_meta(paths).status
@@ -208,6 +256,7 @@ class CeleryExecutor:
             f"run {run_id} is {status}; only a queued, running or interrupted run can be cancelled"
         )
 
+    @broker_guarded
     def resume(self, run_id: str) -> int:
         paths = self.paths(run_id)
         status = read_meta(paths).status
@@ -230,6 +279,7 @@ class CeleryExecutor:
         publish(self.app, self.settings, self.client, paths)
         return 0
 
+    @broker_guarded
     def snapshot(self) -> dict[str, Any]:
         active: list[str] = []
         queued: list[str] = []

@@ -254,6 +254,9 @@ class RunManager:
         update_meta(paths, status="cancelled", finished_at=utc_now_iso())
         EventLog(paths.events).emit("run_cancelled")
 
+    def broker_problem(self) -> str | None:
+        return None  # local runs need no broker
+
     def resume(self, run_id: str) -> int:
         """Queue an interrupted, failed or cancelled run again; returns its queue position."""
         paths = self.paths(run_id)
@@ -261,15 +264,17 @@ class RunManager:
             status = read_meta(paths).status
             if run_id in self._queue or status in LIVE_STATUSES:
                 raise RunStateError(f"run {run_id} is already {status}")
-            if run_id in self._active or is_run_alive(paths):
-                raise RunStateError(
-                    f"run {run_id} is {status} but its process is still finishing; "
-                    "retry in a few seconds"
-                )
+            # Before the liveness probe, which opens the run's lock file: a succeeded run
+            # on a read-only store is a 409, not a file error.
             if status not in RESUMABLE_STATUSES:
                 raise RunStateError(
                     f"run {run_id} is {status}; only an interrupted, failed or cancelled run "
                     "can be resumed"
+                )
+            if run_id in self._active or is_run_alive(paths):
+                raise RunStateError(
+                    f"run {run_id} is {status} but its process is still finishing; "
+                    "retry in a few seconds"
                 )
             self._check_capacity()
             paths.cancel_request.unlink(missing_ok=True)

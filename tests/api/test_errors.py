@@ -12,7 +12,9 @@ from codreamer.config import Settings
 
 def _client(tmp_path: Path) -> TestClient:
     # No lifespan: these requests are refused before any run could start.
-    return TestClient(create_app(Settings(CODREAMER_RESULTS_DIR=tmp_path)))
+    return TestClient(
+        create_app(Settings(CODREAMER_RESULTS_DIR=tmp_path)), base_url="http://localhost"
+    )
 
 
 def _problems(client: TestClient, body: bytes, status: int = 422) -> list[dict[str, str]]:

@@ -201,9 +201,33 @@ def test_feedback_refuses_unknown_fields_bounds_fields_and_parses_times(api: Api
 def test_run_ids_are_ascii_and_anchored(api: ApiServer, bad_id: str) -> None:
     for method, suffix in (("GET", ""), ("GET", "/graph"), ("GET", "/events"),
                            ("POST", "/cancel"), ("POST", "/resume")):  # fmt: skip
-        r = httpx.request(method, f"{api.url}/runs/{bad_id}{suffix}", timeout=10)
+        body = {} if method == "POST" else None
+        r = httpx.request(method, f"{api.url}/runs/{bad_id}{suffix}", json=body, timeout=10)
         assert r.status_code == 422, (method, suffix, r.text)
         assert r.json()["problems"][0]["where"] == "run_id"
+    _nothing_written(api)
+
+
+A_RUN = "/runs/api-20250101-000000-abcdef"
+
+
+@pytest.mark.parametrize("path", ["/learn-loop", f"{A_RUN}/resume", f"{A_RUN}/cancel", "/feedback"])
+@pytest.mark.parametrize(
+    ("headers", "status"),
+    [
+        ({}, 415),  # fetch(url, {method: 'POST', mode: 'no-cors'}) from another page
+        ({"Content-Type": "text/plain;charset=UTF-8"}, 415),
+        ({"Content-Type": "application/x-www-form-urlencoded"}, 415),
+        ({"Content-Type": "application/json"}, 422),  # declared JSON, but nothing sent
+    ],
+)
+def test_an_empty_post_starts_nothing(
+    api: ApiServer, path: str, headers: dict[str, str], status: int
+) -> None:
+    r = httpx.post(api.url + path, headers=headers, timeout=10)
+    assert r.status_code == status, r.text
+    where = "header.Content-Type" if status == 415 else "body"
+    assert r.json()["problems"][0]["where"] == where
     _nothing_written(api)
 
 

@@ -149,7 +149,7 @@ def test_run_ids_are_checked(api: ApiServer, path: str, status: int) -> None:
 def test_sse_streams_to_the_end_and_resumes_from_last_event_id(api: ApiServer) -> None:
     run = api.post_run({**weave_request(), "iterations": 2, "group_size": 4})
     ids, kinds = [], []
-    with httpx.stream("GET", run["events_url"], timeout=60) as r:
+    with httpx.stream("GET", api.url + run["events_url"], timeout=60) as r:
         assert r.headers["content-type"].startswith("text/event-stream")
         for line in r.iter_lines():
             if line.startswith("id:"):
@@ -159,7 +159,9 @@ def test_sse_streams_to_the_end_and_resumes_from_last_event_id(api: ApiServer) -
     assert ids == list(range(1, len(ids) + 1))
     assert "run_finished" in kinds and kinds[-1] == "end"
     later = []
-    with httpx.stream("GET", run["events_url"], headers={"Last-Event-ID": "5"}, timeout=60) as r:
+    with httpx.stream(
+        "GET", api.url + run["events_url"], headers={"Last-Event-ID": "5"}, timeout=60
+    ) as r:
         for line in r.iter_lines():
             if line.startswith("id:"):
                 later.append(int(line[3:].strip()))
@@ -181,18 +183,18 @@ def test_cancel_queued_and_running_runs(api: ApiServer) -> None:
     assert api.status(queued)["status"] == "queued"
     assert api.status(queued)["queue_position"] == 1
 
-    r = httpx.post(f"{api.url}/runs/{queued}/cancel", timeout=10)
+    r = httpx.post(f"{api.url}/runs/{queued}/cancel", json={}, timeout=10)
     assert r.status_code == 202 and r.json()["status"] == "cancelled"
-    r = httpx.post(f"{api.url}/runs/{running}/cancel", timeout=10)
+    r = httpx.post(f"{api.url}/runs/{running}/cancel", json={}, timeout=10)
     assert r.status_code == 202 and r.json()["status"] == "cancelling"
     st = api.wait(running, timeout=60)
     assert st["status"] == "cancelled"
     assert st["progress"]["iteration"] < LONG["iterations"]
-    assert httpx.post(f"{api.url}/runs/{running}/cancel", timeout=10).status_code == 409
+    assert httpx.post(f"{api.url}/runs/{running}/cancel", json={}, timeout=10).status_code == 409
     # A cancelled run can be resumed, and cancelled again.
-    r = httpx.post(f"{api.url}/runs/{queued}/resume", timeout=10)
+    r = httpx.post(f"{api.url}/runs/{queued}/resume", json={}, timeout=10)
     assert r.status_code == 202
-    assert httpx.post(f"{api.url}/runs/{queued}/cancel", timeout=10).status_code == 202
+    assert httpx.post(f"{api.url}/runs/{queued}/cancel", json={}, timeout=10).status_code == 202
     assert api.wait(queued, timeout=60)["status"] == "cancelled"
 
 
@@ -261,9 +263,10 @@ def test_bearer_key_cors_and_a_full_queue(tmp_path: Path) -> None:
         assert httpx.get(f"{server.url}/runs/{first}", timeout=10).status_code == 401
         assert httpx.get(f"{server.url}/runs/{first}", headers=key, timeout=10).status_code == 200
         assert httpx.get(f"{server.url}/healthz", timeout=10).status_code == 200
-        assert httpx.post(f"{server.url}/runs/{first}/cancel", timeout=10).status_code == 401
+        r = httpx.post(f"{server.url}/runs/{first}/cancel", json={}, timeout=10)
+        assert r.status_code == 401
         for run_id in (second, first):
-            r = httpx.post(f"{server.url}/runs/{run_id}/cancel", headers=key, timeout=10)
+            r = httpx.post(f"{server.url}/runs/{run_id}/cancel", json={}, headers=key, timeout=10)
             assert r.status_code == 202
 
         pre = httpx.options(

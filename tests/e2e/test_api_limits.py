@@ -123,7 +123,7 @@ def test_event_streams_are_capped_per_client_and_in_total(keyed: ApiServer) -> N
             await two.aclose()
 
     asyncio.run(scenario())
-    httpx.post(f"{keyed.url}/runs/{run_id}/cancel", headers=_auth(), timeout=10)
+    httpx.post(f"{keyed.url}/runs/{run_id}/cancel", json={}, headers=_auth(), timeout=10)
 
 
 def test_docs_are_served_from_local_assets(keyed: ApiServer) -> None:

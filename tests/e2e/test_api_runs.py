@@ -85,12 +85,13 @@ def test_sigkill_of_the_api_interrupts_a_run_that_resumes_to_the_same_end(
         st = second.status(run_id)
         assert st["status"] == "interrupted", st
         assert 2 <= st["progress"]["iteration"] < 8
-        r = httpx.post(f"{second.url}/runs/{run_id}/resume", timeout=10)
+        r = httpx.post(f"{second.url}/runs/{run_id}/resume", json={}, timeout=10)
         assert r.status_code == 202, r.text
         resumed = second.wait(run_id, timeout=120)
         assert resumed["status"] == "succeeded", resumed
         # Resuming again is refused: it already succeeded.
-        assert httpx.post(f"{second.url}/runs/{run_id}/resume", timeout=10).status_code == 409
+        again = httpx.post(f"{second.url}/runs/{run_id}/resume", json={}, timeout=10)
+        assert again.status_code == 409
 
         # The same request without interruption ends identically.
         clean_id = second.post_run(body)["run_id"]

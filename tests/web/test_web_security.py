@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpx
 import pytest
 from standin_backend import RUN, fake_backend
 
@@ -232,6 +233,11 @@ def test_wrong_passwords_are_rate_limited(start_dashboard: Start) -> None:
     ]
     assert codes[:10] == [401] * 10 and codes[10:] == [429, 429]
     assert dash.http.post("/api/login", json={"password": PASSWORD}).status_code == 429
+    # Another client (another loopback source address) is not locked out by them.
+    other = httpx.HTTPTransport(local_address="127.0.0.2")
+    with httpx.Client(base_url=dash.url, transport=other) as client:
+        assert client.post("/api/login", json={"password": PASSWORD}).status_code == 200
+        assert client.post("/api/login", json={"password": "guess"}).status_code == 401
 
 
 def test_behind_a_password_only_signed_webhooks_are_taken(
