@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from codreamer.graph.schema import CUSTOMER_JOB
+from codreamer.graph.schema import CUSTOMER_JOB, is_product_feature
+from codreamer.judge.rubric.language import stem
 from codreamer.judge.rubric.meaning import embed, top_mean
 from codreamer.models import Scenario
 
@@ -81,6 +82,33 @@ _FREQ_RANK = {"second": 0, "minute": 1, "real": 1, "live": 1, "instantly": 0,
               "continuously": 1, "hour": 2, "hourly": 2, "day": 3, "daily": 3, "night": 3,
               "nightly": 3, "week": 4, "weekly": 4, "month": 5, "monthly": 5, "quarter": 6,
               "quarterly": 6, "year": 7, "yearly": 7, "annually": 7}  # fmt: skip
+
+
+_NEGATED = re.compile(
+    r"\b(?:doesn'?t|does not|don'?t|do not|never|can'?t|cannot|won'?t|will not|isn'?t|"
+    r"aren'?t|is not|are not|no longer|not|without|no)\s+(?:(?:even|really|actually|yet|any|"
+    r"a|an|the|have|need to|try to|be)\s+)?([a-z][a-z-]{2,})"
+)
+_NEG_WORDS = frozenset(
+    ["not", "no", "never", "without", "cannot", "doesn't", "don't", "isn't", "aren't",
+     "won't", "can't", "doesnt", "dont", "isnt", "arent", "wont", "cant", "nor", "none"]
+)  # fmt: skip
+
+
+def _negates_fact(sent: str, fact: str) -> str | None:
+    """A word the sentence negates ("doesn't rewrite", "no UI") that the fact states
+    without a negation nearby: the sentence denies what the fact says."""
+    fwords = fact.lower().split()
+    fstems = {stem(w.strip(".,;:()\"'")): i for i, w in enumerate(fwords)}
+    for m in _NEGATED.finditer(sent.lower()):
+        w = stem(m.group(1))
+        i = fstems.get(w)
+        if i is None or len(w) < 3:
+            continue
+        if any(x.strip(".,;:") in _NEG_WORDS for x in fwords[max(0, i - 3) : i]):
+            continue
+        return m.group(0)
+    return None
 
 
 def _frequencies(text: str) -> set[int]:
@@ -355,6 +383,11 @@ def contradiction(
             ef, ff = _frequencies(sent.lower()), _frequencies(fact.lower())
             if not flips and ef and ff and not ef & ff:
                 flips = ["how often"]
+            # A denial is read only against what the product does: elsewhere a
+            # paraphrase negates freely ("clients no longer pay" for "refuse to pay").
+            if not flips and is_product_feature(node):
+                neg = _negates_fact(sent, fact)
+                flips = [neg] if neg is not None else []
             # Negation alone is not read: a paraphrase often negates ("without anyone
             # babysitting the cache"), and one sentence cannot tell the two apart.
             if flips:
