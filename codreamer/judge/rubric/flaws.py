@@ -125,7 +125,7 @@ def _misspelt_company(email: EmailText, info: ScenarioInfo, known: str) -> str |
             continue
         if len(tok) < 4 or tok in known:
             continue
-        if SequenceMatcher(None, tok, target).ratio() >= 0.75:
+        if SequenceMatcher(None, tok, target).ratio() >= 0.6:
             return tok
     return None
 
@@ -248,7 +248,15 @@ _THREAT = re.compile(
     r"answer|a decision|a yes)[^.?!]{0,15}(?:today|now|immediately|by|asap)|"
     r"(?:this is|it'?s) (?:on you|your responsibility|your fault)|"
     r"every day you wait|each day you wait|(?:you|your team) (?:will|could) be "
-    r"(?:held )?(?:responsible|liable|blamed))",
+    r"(?:held )?(?:responsible|liable|blamed)|"
+    r"(?:reply|respond|answer|get back to me|write back)\s+(?:to me\s+)?(?:today|tonight|"
+    r"now|immediately|asap|right away|within)|"
+    r"(?:i'?ll|i will|we'?ll|we will) (?:call|ring|phone|drop by|stop by|visit|try) "
+    r"(?:you|your)[^.?!]{0,30}(?:tomorrow|today|tonight|at \d|again|first thing)|"
+    r"\bi need (?:\d+|a few|some|ten|fifteen|twenty|thirty) minutes|"
+    r"(?:going to|will|is going to) ask (?:you )?why|"
+    r"(?:teams|companies|people|those|leaders) (?:that|who) wait (?:on|for|end)|"
+    r"can'?t (?:afford to )?wait)",
 )
 
 

@@ -41,6 +41,14 @@ _STOCK = re.compile(
     r"robust solution|empower(?:s|ing)? (?:your|teams|organi[sz]ations)|"
     r"drive (?:efficienc|growth|value)|end[- ]to[- ]end solution)",
 )
+# A definition told to the reader ("F1 is the harmonic mean of...", "An excursion is
+# any period when..."): a lecture, and to an expert a condescending one.
+_DEFINITION = re.compile(
+    r"\b(?:is|are) (?:defined as|the (?:harmonic |arithmetic |weighted )?mean of|a measure of|"
+    r"a metric (?:that|for)|any (?:period|time|event|case) (?:when|where|in which)|"
+    r"the (?:process|practice|act) of|a (?:type|kind|form) of)\b|\brefers? to\b|"
+    r"\bin other words\b|\b(?:measures|quantifies) (?:how|the (?:share|proportion|fraction))"
+)
 _ASKISH = re.compile(
     r"\?|\b(?:would|could|can|shall|let me know|happy to|glad to|free|available|open to|"
     r"worth|call|chat|minutes)\b",
@@ -54,11 +62,20 @@ def naturalness(email: EmailText, vocab: frozenset[str]) -> tuple[float, str]:
     if not prose:
         return (1.0, "no prose") if not email.tokens else (0.5, "no sentences")
     found: list[tuple[str, float]] = []
-    lead_ins = [s.text for s in prose if _LEAD_IN.match(s.text.strip())]
-    if len(lead_ins) >= 2:
+    # A lead-in whose words say nothing of the graph or the prospect ("That gap is why
+    # we exist:") is a template's; one that names something ("Two numbers: ...") is not.
+    lead_ins = []
+    for s in prose:
+        m = _LEAD_IN.match(s.text.strip())
+        if m is None:
+            continue
+        words = [t for t in TOKEN.findall(m.group(1).lower()) if t not in EN_FUNCTION_WORDS]
+        if not any(t in vocab for t in words):
+            lead_ins.append(s.text)
+    if lead_ins:
         found.append(
             (f"{len(lead_ins)} facts glued on after a stock lead-in "
-             f"({lead_ins[0].split(':')[0][:30]!r}:)", min(0.7, 0.2 * (len(lead_ins) - 1)))
+             f"({lead_ins[0].split(':')[0][:30]!r}:)", min(0.7, 0.25 * len(lead_ins)))
         )  # fmt: skip
     notes = [m.group(0) for s in prose if (m := _AUTHOR_NOTE.search(s.text.lower()))]
     if notes:
@@ -78,6 +95,10 @@ def naturalness(email: EmailText, vocab: frozenset[str]) -> tuple[float, str]:
     if filler:
         found.append((f"{len(filler)} sentences with nothing behind them "
                       f"({filler[0][:35]!r})", min(0.6, 0.2 * len(filler))))  # fmt: skip
+    lectures = [m.group(0) for s in prose if (m := _DEFINITION.search(s.text.lower()))]
+    if lectures:
+        found.append((f"defines terms for the reader ({lectures[0][:30]!r})",
+                      min(0.6, 0.3 * len(lectures))))  # fmt: skip
     stock = [m.group(0) for m in _STOCK.finditer(f"{email.subject}\n{email.lower}".lower())]
     if stock:
         found.append((f"stock phrases ({stock[0][:30]!r})", min(0.7, 0.25 * len(stock))))

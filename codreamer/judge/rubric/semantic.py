@@ -439,3 +439,72 @@ _NOT_NAMES = frozenset(
         "each",
     ]
 )
+
+
+def own_job(ev: EmailVectors, gv: GraphVectors) -> tuple[float, str]:
+    """Readers mark down an email that tells them what their own company does: the
+    graph's Customer Job node is the seller's view of the customer, not news to them."""
+    if CUSTOMER_JOB not in gv.sentence_vecs or ev.vecs.shape[0] == 0:
+        return 1.0, "not measured"
+    sims = ev.vecs @ gv.sentence_vecs[CUSTOMER_JOB].T
+    worst = float(sims.max())
+    score = 1.0 - min(1.0, max(0.0, (worst - OWN_JOB_FROM) / 0.25))
+    if score >= 1.0:
+        return 1.0, "does not tell the reader about their own business"
+    return score, f"tells the reader what their own business does (cosine {worst:.2f})"
+
+
+def product(ev: EmailVectors, gv: GraphVectors) -> tuple[float, str]:
+    """The email says what the product does: some sentence carries a Product Feature
+    node's meaning (cited or not)."""
+    feats = [i for i in gv.node_ids if is_product_feature(i)]
+    if not feats or ev.vecs.shape[0] == 0:
+        return 0.0, "never says what the product does"
+    best, which = max((float((gv.sentence_vecs[f] @ ev.vecs.T).max()), f) for f in feats)
+    score = min(1.0, max(0.0, (best - 0.3) / (EXPRESSED + 0.08 - 0.3)))
+    if score >= 1.0:
+        return 1.0, f"says what the product does ({which[:40]})"
+    return score, f"barely says what the product does (cosine {best:.2f})"
+
+
+_SALIENT = re.compile(r"\$?\d[\d,.]*%?|\b[A-Z][a-zA-Z0-9&'-]+|\b[a-z][a-z-]{4,}")
+
+
+def specificity(body: str, notes: str) -> tuple[float, str]:
+    """How much of what the seller knew (the prospect's notes: their numbers, names,
+    incidents) the email uses. Readers grade an email that ignores a known incident
+    as generic, however relevant its topic."""
+    first = True
+    want: set[str] = set()
+    for m in _SALIENT.finditer(notes):
+        w = m.group(0)
+        if w[0].isupper() and first:
+            first = False
+            continue
+        first = False
+        w = w.lower().rstrip(".,")
+        if w in _STOP or w in _COMMON_NOTE_WORDS:
+            continue
+        want.add(stem(w) if w.isalpha() else w)
+    if not want:
+        return 1.0, "nothing specific known of the prospect"
+    low = body.lower()
+    have = {stem(t) for t in re.findall(r"[a-z][a-z-]+", low)} | set(
+        re.findall(r"\$?\d[\d,.]*%?", low)
+    )
+    used = sorted(w for w in want if w in have)
+    share = len(used) / len(want)
+    score = min(1.0, share / 0.35)
+    return (
+        score,
+        f"uses {len(used)} of {len(want)} specifics the seller knew "
+        f"({', '.join(used[:3]) or 'none'})",
+    )
+
+
+_COMMON_NOTE_WORDS = frozenset(
+    ["wants", "would", "their", "there", "about", "which", "after", "before", "since",
+     "still", "every", "other", "these", "those", "being", "could", "should", "while",
+     "where", "asked", "looking", "recently", "currently", "really"]
+)  # fmt: skip
+OWN_JOB_FROM = 0.6  # cosine with the Customer Job node from which an email restates it
