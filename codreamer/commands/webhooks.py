@@ -75,7 +75,7 @@ def webhooks_redeliver_cmd(
     that no receiver has acknowledged (given up, skipped, or still pending)."""
     from codreamer.config import get_settings
     from codreamer.errors import CoDreamerError
-    from codreamer.loop.artifacts import RunPaths
+    from codreamer.store.paths import RunPaths
     from codreamer.webhooks.redeliver import redeliver
 
     settings = get_settings()

@@ -24,7 +24,6 @@ from functools import lru_cache
 from typing import Any
 
 from codreamer.config import Settings, get_settings
-from codreamer.loop.artifacts import RunPaths, check_run_id
 from codreamer.runs.redis_leases import PREFIX, Lease, RedisEventClaims, run_lease_key
 from codreamer.runs.webhook_tasks import (
     DELIVER_TASK,
@@ -32,11 +31,12 @@ from codreamer.runs.webhook_tasks import (
     WebhookTasks,
     deliver_task,
 )
+from codreamer.store.paths import RunPaths, check_run_id
+from codreamer.store.status import TERMINAL_STATUSES
 
 log = logging.getLogger(__name__)
 
 RUN_TASK = "codreamer.run"
-TERMINAL = frozenset({"succeeded", "failed", "cancelled"})
 LIVE_SET = f"{PREFIX}:live"  # run ids admitted and not yet finished, cluster-wide
 
 
@@ -99,11 +99,11 @@ def redis_client(settings: Settings) -> Any:
 
 def run_task(task: Any, run_id: str) -> str:
     """Execute (or resume) a run on this worker, if no other worker holds it."""
-    from codreamer.loop.events import EventLog
-    from codreamer.loop.status import read_meta, update_meta
     from codreamer.models import utc_now_iso
     from codreamer.runs.execute import execute_run
     from codreamer.runs.process import exit_with_parent
+    from codreamer.store.events import EventLog
+    from codreamer.store.meta import read_meta, update_meta
 
     settings = get_settings()
     client = redis_client(settings)
@@ -117,7 +117,7 @@ def run_task(task: Any, run_id: str) -> str:
     stop_renewing = None
     try:
         status = read_meta(paths).status
-        if status in TERMINAL:
+        if status in TERMINAL_STATUSES:
             return str(status)
         if client.exists(cancel_key(run_id)):
             update_meta(paths, status="cancelled", finished_at=utc_now_iso())
@@ -150,7 +150,7 @@ def run_task(task: Any, run_id: str) -> str:
         if stop_renewing is not None:
             stop_renewing.set()
         try:
-            if read_meta(paths).status in TERMINAL:
+            if read_meta(paths).status in TERMINAL_STATUSES:
                 client.srem(LIVE_SET, run_id)
                 client.delete(cancel_key(run_id))
         finally:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from codreamer.config import Settings
-from codreamer.loop.artifacts import RunPaths
+from codreamer.store.paths import RunPaths
 
 PARENT_POLL_S = 0.25
 _watching = 0  # the pid whose parent is watched already

@@ -41,8 +41,8 @@ from functools import lru_cache
 from typing import Any
 
 from codreamer.config import Settings, get_settings
-from codreamer.loop.artifacts import RunPaths, check_run_id
 from codreamer.runs.redis_leases import MIN_CLAIM_TTL_S, PREFIX, RedisEventClaims
+from codreamer.store.paths import RunPaths, check_run_id
 from codreamer.webhooks.outbox import Outbox, OutboxEvent, read_outbox
 from codreamer.webhooks.schedule import parse_schedule
 from codreamer.webhooks.sender import announce, emit_when_not_live, send_if_due

@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from codreamer.config import Settings
-from codreamer.loop.artifacts import RUN_ID_RE, RunPaths
 from codreamer.models import WebhookPayload
+from codreamer.store.paths import RUN_ID_RE, RunPaths
 from codreamer.webhooks.attempt import AttemptOutcome, make_client, post_once
 from codreamer.webhooks.claims import EventClaims, FileClaims
 from codreamer.webhooks.envelope import make_signer

@@ -24,8 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from codreamer.loop.artifacts import RunPaths, append_jsonl, iter_jsonl
 from codreamer.models import WebhookPayload
+from codreamer.store.files import append_jsonl, iter_jsonl
+from codreamer.store.paths import RunPaths
 from codreamer.webhooks.attempt import AttemptOutcome
 from codreamer.webhooks.envelope import encode_payload, now_iso, webhook_id_for
 from codreamer.webhooks.schedule import next_delay

@@ -8,8 +8,8 @@ import time
 
 from codreamer.config import Settings
 from codreamer.errors import CoDreamerError
-from codreamer.loop.artifacts import RunPaths
-from codreamer.loop.events import EventLog
+from codreamer.store.events import EventLog
+from codreamer.store.paths import RunPaths
 from codreamer.webhooks.attempt import AttemptOutcome, make_client, post_once
 from codreamer.webhooks.claims import EventClaims, FileClaims, Release
 from codreamer.webhooks.envelope import DeliveryResult, make_signer

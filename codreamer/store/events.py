@@ -1,4 +1,4 @@
-"""The append-only progress log of a run (`events.jsonl`), with listeners.
+"""The append-only progress log of a run (`events.jsonl`, DESIGN §5), with listeners.
 
 Each event is a dict with a 1-based `seq` (its line number, which the API's
 SSE stream uses as the event id), a `type`, and `at` (UTC time).
@@ -11,8 +11,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from codreamer.loop.artifacts import append_jsonl, read_jsonl, repair_jsonl
 from codreamer.models import utc_now_iso
+from codreamer.store.files import append_jsonl, read_jsonl, repair_jsonl
 
 EventListener = Callable[[dict[str, Any]], None]
 
