@@ -5,7 +5,6 @@ import the dashboard (DESIGN §1, §10): they deploy separately and talk over HT
 from __future__ import annotations
 
 import asyncio
-import os
 import secrets
 import signal
 from typing import Any
@@ -49,10 +48,11 @@ def serve_both(
         web_settings.api_url = f"http://{client_host(api_host)}:{api_port}"
     if web_settings.auth_required and not (settings.webhook_secret or web_settings.webhook_secret):
         # A dashboard behind a password takes only signed webhooks; the two servers
-        # started together share a secret made for this process pair.
+        # started together share a secret made for this process pair. Run processes
+        # get it in the Settings they are handed (runs/process.py), never through
+        # os.environ (DESIGN §9).
         secret = secrets.token_urlsafe(32)
         settings.webhook_secret = web_settings.webhook_secret = secret
-        os.environ["CODREAMER_WEBHOOK_SECRET"] = secret  # runs in child processes too
 
     configs = [
         uvicorn.Config(

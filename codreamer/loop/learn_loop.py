@@ -31,7 +31,7 @@ import numpy as np
 
 from codreamer.agent.rollout import rollout
 from codreamer.agent.trajectory import Trajectory, TrajectoryMeta
-from codreamer.config import Settings, get_settings
+from codreamer.config import Settings
 from codreamer.errors import CoDreamerError, JudgeError, RunCancelled
 from codreamer.loop.best import greedy_record
 from codreamer.loop.context import (
@@ -82,7 +82,7 @@ def run_learn_loop(
     on_event: EventListener | None = None,
     on_webhook: WebhookSink | None = None,
     should_stop: StopCheck | None = None,
-    settings: Settings | None = None,
+    settings: Settings,
     event_log: EventLog | None = None,
 ) -> RunResult:
     """Run (or resume) the run in `paths`, created by `create_run`.
@@ -90,7 +90,6 @@ def run_learn_loop(
     Pass `event_log` to share one log (and its `seq` counter) with other
     writers of events.jsonl, such as the webhook sender.
     """
-    settings = settings or get_settings()
     init_tracing(settings)  # Weave, only when WEAVE_PROJECT is set
     remove_stale_temps(paths.dir)
     meta = read_meta(paths)

@@ -14,7 +14,6 @@ from codreamer.webhooks.attempt import AttemptOutcome, make_client, post_once
 from codreamer.webhooks.claims import EventClaims, FileClaims, Release
 from codreamer.webhooks.envelope import DeliveryResult, make_signer
 from codreamer.webhooks.outbox import Outbox, OutboxEvent, read_outbox
-from codreamer.webhooks.schedule import parse_schedule
 
 CLAIM_WAIT_S = 30.0
 
@@ -30,7 +29,7 @@ def redeliver(
     if not target:
         return []
     claims = claims or FileClaims()
-    outbox = Outbox(paths, parse_schedule(settings.webhook_schedule))
+    outbox = Outbox(paths, settings.webhooks.schedule)
     signer = make_signer(settings.webhook_secret)
     events = EventLog(paths.events)
     results: list[DeliveryResult] = []
