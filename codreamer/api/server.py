@@ -5,6 +5,7 @@ imports the dashboard."""
 from __future__ import annotations
 
 from codreamer.config import get_settings
+from codreamer.logs import configure_logging
 
 # Open SSE streams must not hold a shutdown hostage.
 GRACEFUL_SHUTDOWN_S = 3
@@ -21,10 +22,12 @@ def serve_api(*, host: str | None = None, port: int | None = None, log_level: st
     from codreamer.api.app import create_app
 
     settings = get_settings()
+    configure_logging(settings.logging)
     uvicorn.run(
         create_app(settings),
         host=host or settings.api_host,
         port=port or settings.api_port,
         log_level=log_level,
+        log_config=None,  # uvicorn's loggers go to loguru (codreamer/logs.py)
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
     )

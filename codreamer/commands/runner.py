@@ -12,6 +12,7 @@ from typing import Any
 
 from codreamer.config import Settings, get_settings
 from codreamer.errors import CoDreamerError, OracleTooLargeError
+from codreamer.logs import configure_logging
 from codreamer.loop.config import LoopConfig
 from codreamer.loop.evaluate import EvalReport
 from codreamer.store.events import EventLog
@@ -91,6 +92,11 @@ def run_from_cli(req: LoopRequest, *, json_out: bool, with_oracle: bool = False)
     from codreamer.runs.process import run_lock
 
     settings = get_settings()
+    log_settings = settings.logging
+    if "log_level" not in settings.model_fields_set:
+        # The progress display tells the run's steps; lines only for what goes wrong.
+        log_settings = log_settings.model_copy(update={"level": "WARNING"})
+    configure_logging(log_settings)
     try:
         if req.resume:
             given = [

@@ -11,6 +11,7 @@ from typing import Any
 
 from codreamer.api.server import GRACEFUL_SHUTDOWN_S, client_host
 from codreamer.config import Settings, get_settings
+from codreamer.logs import configure_logging
 
 
 class DashboardMissing(RuntimeError):
@@ -39,6 +40,7 @@ def serve_both(
         ) from exc
 
     settings: Settings = get_settings().model_copy()
+    configure_logging(settings.logging)
     api_host, api_port = host or settings.api_host, port or settings.api_port
     web_settings = WebSettings()
     w_host, w_port = web_host or web_settings.host, web_port or web_settings.port
@@ -60,6 +62,7 @@ def serve_both(
             host=api_host,
             port=api_port,
             log_level=log_level,
+            log_config=None,  # uvicorn's loggers go to loguru (codreamer/logs.py)
             timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
         ),
         uvicorn.Config(
@@ -67,6 +70,7 @@ def serve_both(
             host=w_host,
             port=w_port,
             log_level=log_level,
+            log_config=None,  # uvicorn's loggers go to loguru (codreamer/logs.py)
             timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
         ),
     ]

@@ -45,9 +45,11 @@ def webhooks_dispatch_cmd(
     import time
 
     from codreamer.config import get_settings
+    from codreamer.logs import configure_logging
     from codreamer.webhooks.dispatcher import Dispatcher
 
     settings = get_settings()
+    configure_logging(settings.logging)
     target = _check_url(url or settings.frontend_url)
     dispatcher = Dispatcher.for_store(
         settings.runs_dir, settings, url=target, claims=_claims(settings)

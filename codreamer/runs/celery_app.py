@@ -24,6 +24,7 @@ from functools import lru_cache
 from typing import Any
 
 from codreamer.config import Settings, get_settings
+from codreamer.logs import configure_logging
 from codreamer.runs.redis_leases import PREFIX, Lease, RedisEventClaims, run_lease_key
 from codreamer.runs.webhook_tasks import (
     DELIVER_TASK,
@@ -177,6 +178,7 @@ def run_worker(
     thread pool, a child of this one: a prefork slot busy with a run for minutes
     must not hold back a POST, and deliveries are I/O. `--queues` naming only the
     webhook queue starts just that thread-pool worker."""
+    _log_through_loguru(settings)
     hooks_q = settings.celery_webhook_queue
     wanted = [q.strip() for q in (queues or f"{settings.celery_queue},{hooks_q}").split(",")]
     run_queues = [q for q in wanted if q and q != hooks_q]
@@ -217,6 +219,18 @@ def run_worker(
     app.worker_main(argv)
 
 
+def _log_through_loguru(settings: Settings) -> None:
+    """Celery leaves logging alone once `setup_logging` has a receiver: its loggers
+    (and its tasks') then go to loguru, configured from the settings (DESIGN §9)."""
+    from celery.signals import setup_logging
+
+    configure_logging(settings.logging)
+
+    @setup_logging.connect(weak=False)
+    def _keep(**_: Any) -> None:
+        configure_logging(settings.logging)
+
+
 def _with_services(
     settings: Settings, app: Any, services: bool, on_stop: Callable[[], None] | None = None
 ) -> None:
@@ -254,6 +268,7 @@ def _run_webhook_worker(
 ) -> None:
     from codreamer.runs.process import exit_with_parent
 
+    _log_through_loguru(settings)
     app = make_celery(settings)
     if not services:
         exit_with_parent()  # a companion never outlives the worker that started it

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from codreamer.logs import run_lines
 from codreamer.models import WebhookPayload
 from codreamer.store.files import append_jsonl, iter_jsonl
 from codreamer.store.paths import RunPaths
@@ -209,6 +210,16 @@ class Outbox:
         if reason is not None:
             row["reason"] = reason
         append_jsonl(self.path, row)
+        run_lines(self.paths.run_id).info(
+            "webhook {} stage={} attempt={} outcome={} status_code={} elapsed_ms={}{}",
+            ev.webhook_id,
+            ev.stage,
+            n,
+            row["outcome"],
+            outcome.status_code,
+            outcome.elapsed_ms,
+            f" error={outcome.error[:200]}" if outcome.error else "",
+        )
         if status != "pending":
             self._terminal(status, ev.webhook_id, n, outcome.status_code, reason, extra)
         return status
