@@ -35,7 +35,7 @@ def runs_prune_cmd(
     """Remove runs that ended (succeeded, failed, cancelled, interrupted) longer ago than
     --older-than days; queued and running runs are never touched."""
     from codreamer.config import get_settings
-    from codreamer.runs.retention import prune
+    from codreamer.store.retention import prune
 
     settings = get_settings()
     days = older_than if older_than is not None else settings.retention_days

@@ -172,12 +172,10 @@ class LLMJudge:
         }
 
     @classmethod
-    def from_settings(cls, store: GraphStore | None, settings: Settings | None = None) -> LLMJudge:
-        from codreamer.config import get_settings
+    def from_settings(cls, store: GraphStore | None, settings: Settings) -> LLMJudge:
         from codreamer.preflight import judge_endpoint
         from codreamer.tracing import init_tracing
 
-        settings = settings or get_settings()
         base_url, api_key = judge_endpoint(settings)
         if not base_url and not api_key:
             raise ConfigError("judge llm needs OPENAI_BASE_URL or CODREAMER_JUDGE_BASE_URL")

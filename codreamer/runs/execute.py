@@ -10,8 +10,8 @@ from collections.abc import Callable
 from typing import Any
 
 from codreamer.config import Settings
-from codreamer.loop.artifacts import RunPaths
-from codreamer.loop.events import EventLog
+from codreamer.store.events import EventLog
+from codreamer.store.paths import RunPaths
 from codreamer.webhooks.claims import EventClaims
 from codreamer.webhooks.dispatcher import Dispatcher, SubmitFn
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from codreamer.loop.artifacts import read_jsonl
+from codreamer.store.files import read_jsonl
 
 REPO = Path(__file__).resolve().parents[2]
 # Big groups make an iteration last long enough to be killed in the middle.

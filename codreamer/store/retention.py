@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from codreamer.loop.artifacts import RUN_ID_RE, RunPaths
-from codreamer.loop.status import read_meta
+from codreamer.store.meta import read_meta
+from codreamer.store.paths import RUN_ID_RE, RunPaths
 
 ENDED = frozenset({"succeeded", "failed", "cancelled", "interrupted"})
 
