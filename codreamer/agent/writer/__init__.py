@@ -33,22 +33,28 @@ __all__ = ["DEFAULT_SENDER", "NEUTRAL_NAMES", "goal_object", "write_email"]
 
 def _to_feature(store: GraphStore, path: list[str], notes: str) -> list[str]:
     """`path` carried on to the nearest Product Feature reachable from its last node
-    (at each hop, the neighbour whose text best matches the notes): a walk that
-    stopped short still says what the seller does about the problem it told."""
-    if not path or is_product_feature(path[-1]) or path[-1] not in store:
+    that reaches one (at each hop, the neighbour whose text best matches the notes):
+    a walk that stopped short still says what the seller does about its problem."""
+    if not path or is_product_feature(path[-1]):
         return path
     want = stems(notes)
     out = list(path)
-    hops = store.hops_to_feature(out[-1])
+    # from the last node that reaches one (a dead end's fact is still told)
+    start = next((n for n in reversed(path) if n in store and store.hops_to_feature(n)), None)
+    if start is None:
+        return path
+    cur = start
+    hops = store.hops_to_feature(cur)
     while hops:
         nxt = [
             nb.id
-            for nb in store.out_neighbours(out[-1])
+            for nb in store.out_neighbours(cur)
             if store.hops_to_feature(nb.id) == hops - 1 and nb.id not in out
         ]
         if not nxt:
             break
-        out.append(max(nxt, key=lambda n: len(stems(store.content(n)) & want)))
+        cur = max(nxt, key=lambda n: len(stems(store.content(n)) & want))
+        out.append(cur)
         hops -= 1
     return out if is_product_feature(out[-1]) else path
 

@@ -424,7 +424,10 @@ class Realiser:
     def subject(self, plan: Plan) -> str:
         p = self.scenario.prospect
         topic = subject_topic(
-            self.store, plan.topic_node, [s.node for s in plan.steps], p.notes or ""
+            self.store,
+            plan.topic_node,
+            [s.node for s in plan.steps] or ([plan.change.node] if plan.change else []),
+            p.notes or "",
         )
         company = "" if self.neutral else self.company
         cap = topic[:1].upper() + topic[1:]

@@ -101,6 +101,9 @@ def id_topic(node_id: str) -> str:
     words = [w for w in t.split() if w.replace("-", "").replace("+", "").isalpha()]
     if not words or len(words) != len(t.split()) or len(words) > 5:
         return ""
+    b = base_form(words[0].lower())
+    if b is not None and b != words[0].lower():
+        return ""  # "generates high quality synthetic data" is a predicate, not a topic
     return _case(words)
 
 
@@ -109,6 +112,8 @@ def subject_topic(store: GraphStore, topic_node: str, nodes: list[str], notes: s
     leads with (the one that bears on the notes when there are notes), else that
     fact's opening noun phrase. Words cut from the notes read garbled ("Thoughts on
     main street?"), so the notes choose the fact, and the graph names it."""
+    if topic_node == "Customer Job" and nodes and nodes[-1] in store:
+        topic_node = nodes[-1]
     topic = id_topic(topic_node) if topic_node not in ("Customer Job",) else ""
     if topic:
         return topic

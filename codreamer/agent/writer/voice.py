@@ -178,7 +178,6 @@ _BOTH_WAYS = (
     ("errors", "mistakes"),
     ("error", "mistake"),
     ("purchase", "buy"),
-    ("the moment", "as soon as"),
     ("rises", "climbs"),
     ("rose", "climbed"),
     ("delays", "holdups"),
@@ -292,7 +291,10 @@ def agree(text: str) -> str:
     m = _SUBJ_VERB.match(text)
     if not m:
         return text
-    head = m.group("subj").split()[-1].lower()
+    subj = m.group("subj").split()
+    head = subj[-1].lower()
+    if any(w.lower().endswith("ing") for w in subj):
+        return text  # "Evaluating LLM applications needs ...": a gerund is singular
     verb = m.group("verb")
     if head.endswith(_NOT_PLURAL) or head.endswith("'s"):
         return text
