@@ -95,19 +95,25 @@ def _case(words: list[str]) -> str:
 def id_topic(node_id: str) -> str:
     """A readable topic from a node id ('data-use-cases-67d1b3c1' -> 'data use cases'),
     or "" when the id does not read as words."""
-    t = _HASH_SUFFIX.sub("", node_id).split(":")[-1].replace("-", " ").replace("_", " ")
-    words = [w for w in t.split() if w.isalpha()]
+    t = _HASH_SUFFIX.sub("", node_id).split(":")[-1].strip()
+    # a slug ("data-use-cases") is words joined by dashes; a title keeps its hyphens
+    t = t.replace("_", " ") if " " in t else t.replace("-", " ").replace("_", " ")
+    words = [w for w in t.split() if w.replace("-", "").replace("+", "").isalpha()]
     if not words or len(words) != len(t.split()) or len(words) > 5:
         return ""
+    b = base_form(words[0].lower())
+    if b is not None and b != words[0].lower():
+        return ""  # "generates high quality synthetic data" is a predicate, not a topic
     return _case(words)
 
 
 def subject_topic(store: GraphStore, topic_node: str, nodes: list[str], notes: str) -> str:
-    facts = " ".join(store.content(n) + " " + n for n in nodes)
-    if notes.strip():
-        phrase = notes_phrase(notes, facts)
-        if phrase:
-            return _case(phrase.split())
+    """The reader's problem as a clean noun phrase: the title of the fact the email
+    leads with (the one that bears on the notes when there are notes), else that
+    fact's opening noun phrase. Words cut from the notes read garbled ("Thoughts on
+    main street?"), so the notes choose the fact, and the graph names it."""
+    if topic_node == "Customer Job" and nodes and nodes[-1] in store:
+        topic_node = nodes[-1]
     topic = id_topic(topic_node) if topic_node not in ("Customer Job",) else ""
     if topic:
         return topic
@@ -117,4 +123,4 @@ def subject_topic(store: GraphStore, topic_node: str, nodes: list[str], notes: s
         if words and (w.lower() in _FUNCTION or base_form(w.lower())):
             break
         words.append(w.strip(",."))
-    return _case(words[:5]) if words else "your priorities"
+    return _case(words[:5]) if len(words) >= 2 else "your priorities"
