@@ -95,7 +95,7 @@ def create_app(settings: Settings | None = None, *, manager: Executor | None = N
             dispatcher = Dispatcher.for_store(settings.runs_dir, settings).start()
         pruner = None
         if settings.retention_days:
-            from codreamer.store.retention import RetentionPruner
+            from codreamer.runs.retention import RetentionPruner
 
             pruner = RetentionPruner(settings.results_dir, settings.retention_days).start()
         try:

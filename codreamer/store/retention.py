@@ -9,6 +9,7 @@ then every agent keeps its newest version.
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -83,9 +84,10 @@ def prune(
     keep_agents: bool = True,
     dry_run: bool = False,
     now: datetime | None = None,
+    is_run_alive: Callable[[RunPaths], bool],
 ) -> PruneReport:
-    from codreamer.runs.process import is_run_alive
-
+    """Remove runs that ended before the cutoff. `is_run_alive` (from the executor,
+    which holds the runs' locks) keeps any run a process still executes."""
     cutoff = (now or datetime.now(UTC)) - timedelta(days=older_than_days)
     runs_dir = results_dir / "runs"
     report = PruneReport([], [], 0)
@@ -115,37 +117,3 @@ def _prune_agents(agents_dir: Path, cutoff: datetime, report: PruneReport, dry_r
                 report.removed_agent_versions.append(f"{agent.name}/{version.name}")
                 if not dry_run:
                     shutil.rmtree(version, ignore_errors=True)
-
-
-class RetentionPruner:
-    """In the API: prunes runs older than CODREAMER_RETENTION_DAYS at start and then
-    every `interval_s` (agents are kept)."""
-
-    def __init__(self, results_dir: Path, days: float, interval_s: float = 6 * 3600) -> None:
-        import threading
-
-        self.results_dir = results_dir
-        self.days = days
-        self.interval_s = interval_s
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name="retention", daemon=True)
-
-    def start(self) -> RetentionPruner:
-        self._thread.start()
-        return self
-
-    def close(self) -> None:
-        self._stop.set()
-
-    def _loop(self) -> None:
-        import logging
-
-        while True:
-            try:
-                report = prune(self.results_dir, self.days)
-                if report.removed_runs:
-                    logging.getLogger(__name__).info("retention: %s", report.as_dict())
-            except OSError:  # the store is unwell: /healthz says so; try again later
-                logging.getLogger(__name__).warning("retention: prune failed", exc_info=True)
-            if self._stop.wait(self.interval_s):
-                return
