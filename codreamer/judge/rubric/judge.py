@@ -12,6 +12,7 @@ Every criterion is a score in [0, 1] with a one-line reason:
                      incidents) rather than only their topic
     product          it says what the product does (some sentence carries a Product
                      Feature node's meaning)
+    solution_fit     of the product's features, it pitches the one that fits the prospect
     own_job          it does not tell the reader what their own business does
     fit              pitched at the reader: length, register, framing by seniority
     call_to_action   one ask, for the goal, as a question or a statement
@@ -72,6 +73,7 @@ from codreamer.judge.rubric.semantic import (
     product,
     profile_text,
     relevance,
+    solution_fit,
     specificity,
     subject_fit,
 )
@@ -97,7 +99,7 @@ if TYPE_CHECKING:  # networkx stays out of the import path
 
     from codreamer.graph.store import GraphStore
 
-GRAPH_CRITERIA = ("argument", "grounding", "contradiction", "product", "own_job")
+GRAPH_CRITERIA = ("argument", "grounding", "contradiction", "product", "solution_fit", "own_job")
 WEIGHTED = FEATURES  # the criteria the fitted total weighs (GATES multiply it)
 
 __all__ = [
@@ -268,6 +270,12 @@ class RubricJudge:
             results["contradiction"] = contradiction(ev, cites.resolved, gv, allowed.lower())
             results["product"] = product(ev, gv)
             results["own_job"] = own_job(ev, gv)
+            sf = solution_fit(ev, gv, view.profile)
+            if sf is None:
+                results["solution_fit"] = (1.0, "one feature, or nothing known: not scored")
+                unscored.add("solution_fit")
+            else:
+                results["solution_fit"] = sf
             product_shown = bool(index.product_names & text.counts.keys()) or any(
                 index.coverage(f, text.concepts) >= PRODUCT_SHOWN for f in index.features
             )
@@ -297,7 +305,9 @@ class RubricJudge:
         results["deception"] = deception(text, info, subject_fit(ev, gv, view.profile), known)
         results["tone"] = tone(text)
         results["grammar"] = grammar(text, self._lower)
-        results["naturalness"] = naturalness(text, self._vocab_for(view))
+        results["naturalness"] = naturalness(
+            text, self._vocab_for(view), scenario.prospect.notes or ""
+        )
         mult, why, _ = sendability(
             text, info, index, claim_list, product_shown, pasted, found_asks, sender
         )

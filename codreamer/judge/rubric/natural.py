@@ -55,9 +55,28 @@ _ASKISH = re.compile(
 )
 
 
-def naturalness(email: EmailText, vocab: frozenset[str]) -> tuple[float, str]:
+def _echo(body_tokens: list[str], notes: str) -> int:
+    """The longest run of words the body copies from the prospect's notes."""
+    nt = TOKEN.findall(notes.lower())
+    if len(nt) < 5:
+        return 0
+    grams = {tuple(nt[i : i + 5]) for i in range(len(nt) - 4)}
+    best = run = 0
+    for i in range(len(body_tokens) - 4):
+        run = run + 1 if tuple(body_tokens[i : i + 5]) in grams else 0
+        best = max(best, run + 4 if run else 0)
+    return best
+
+
+_NODE_ID_SUBJECT = re.compile(r"product feature|customer job|-[0-9a-f]{8}\b", re.IGNORECASE)
+
+
+def naturalness(
+    email: EmailText, vocab: frozenset[str], prospect_notes: str = ""
+) -> tuple[float, str]:
     """`vocab`: lower-case words of the graph and the scenario (what a fact-bearing
-    sentence draws on)."""
+    sentence draws on); `prospect_notes`: what the seller knew, which an email should use,
+    not read back word for word."""
     prose = email.prose
     if not prose:
         return (1.0, "no prose") if not email.tokens else (0.5, "no sentences")
@@ -102,6 +121,10 @@ def naturalness(email: EmailText, vocab: frozenset[str]) -> tuple[float, str]:
     stock = [m.group(0) for m in _STOCK.finditer(f"{email.subject}\n{email.lower}".lower())]
     if stock:
         found.append((f"stock phrases ({stock[0][:30]!r})", min(0.7, 0.25 * len(stock))))
+    if (m := _NODE_ID_SUBJECT.search(email.subject or "")) is not None:
+        found.append((f"the subject names a graph node ({m.group(0)!r})", 0.6))
+    if prospect_notes and (run := _echo(email.tokens, prospect_notes)) >= 8:
+        found.append((f"reads the prospect's notes back word for word ({run} words)", 0.3))
     if not found:
         return 1.0, "reads as written by a person"
     score = 1.0

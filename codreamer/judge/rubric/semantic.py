@@ -508,3 +508,24 @@ _COMMON_NOTE_WORDS = frozenset(
      "where", "asked", "looking", "recently", "currently", "really"]
 )  # fmt: skip
 OWN_JOB_FROM = 0.6  # cosine with the Customer Job node from which an email restates it
+
+
+def solution_fit(
+    ev: EmailVectors, gv: GraphVectors, profile: np.ndarray | None
+) -> tuple[float, str] | None:
+    """Of the product's features, does the email pitch the one that fits what is
+    known of the prospect? The feature the email speaks of most (its closest
+    sentence) against the feature closest to the prospect, in the graph's own range.
+    None when the graph has one feature or nothing is known of the prospect."""
+    feats = [i for i in gv.node_ids if is_product_feature(i)]
+    if len(feats) < 2 or profile is None or ev.vecs.shape[0] == 0:
+        return None
+    said = max(feats, key=lambda f: float((gv.sentence_vecs[f] @ ev.vecs.T).max()))
+    idx = {n: k for k, n in enumerate(gv.node_ids)}
+    fit = {f: float(gv.node_vecs[idx[f]] @ profile) for f in feats}
+    hi, lo = max(fit.values()), min(fit.values())
+    score = 1.0 if hi - lo < 1e-6 else (fit[said] - lo) / (hi - lo)
+    best = max(fit, key=lambda f: fit[f])
+    if said == best:
+        return 1.0, f"pitches the feature that fits the prospect best ({said[:40]})"
+    return score, f"pitches {said[:35]!r}; {best[:35]!r} fits them better"

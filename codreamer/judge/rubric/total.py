@@ -37,6 +37,7 @@ FEATURES = (
     "relevance",
     "specificity",
     "product",
+    "solution_fit",
     "own_job",
     "fit",
     "call_to_action",
