@@ -428,6 +428,7 @@ class Realiser:
             plan.topic_node,
             [s.node for s in plan.steps] or ([plan.change.node] if plan.change else []),
             p.notes or "",
+            self.path,
         )
         company = "" if self.neutral else self.company
         cap = topic[:1].upper() + topic[1:]
