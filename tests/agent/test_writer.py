@@ -315,3 +315,44 @@ def test_word_swaps_are_safe_in_every_context() -> None:
     assert "must" not in plain("A crew doesn't have to take a break.")
     assert plain("It is a problem for an error budget.") == "It is a problem for an error budget."
     assert plain("Read the Frequently Asked Questions.") == "Read the Frequently Asked Questions."
+
+
+def test_a_product_is_said_by_what_it_does_and_notes_are_never_bare() -> None:
+    """The product's sentence says what it does, not a platitude about the field; the
+    prospect's notes open as what the seller heard, never as a fragment or a bare
+    recital; "we"/"our" never claims the customer's things."""
+    from codreamer.agent.writer.notes import notes_told
+
+    g = GraphStore.from_json(_SLOT_GRAPH)
+    sc = Scenario(
+        id="s",
+        prospect=Prospect(
+            name="Maya Lin",
+            company="Lumen Synthetic",
+            notes="Worried about rubric drift across reviewers. Collects reviewer feedback in "
+            "spreadsheets with no consistent rubric. Wants to show our data is clean.",
+        ),
+        goal="Book a demo",
+    )
+    path = ["Customer Job", "Review Rubric Drift", "Product Feature"]
+    for style in ALL_STYLES:
+        body = write_email(g, path, sc, style, SENDER).body
+        assert "Weave provides" in body, body
+        assert "Efficiently evaluating" not in body
+        assert "Worried about" not in body and "our data" not in body
+        opening = _middle(body)[0]
+        assert not opening.startswith(("Collects", "You collect")), opening
+    assert notes_told("Worried about bias amplification in the data.") == ()
+    assert notes_told("Wants proof that our data is diverse.") == ()
+
+
+def test_author_notes_of_the_tuning_panel_are_recognised() -> None:
+    for note in (
+        "Worth making clear that the tags are cheap.",
+        "It is worth stressing that drift is caught early.",
+        "This is where the main product fits.",
+        "Random forests are the alternative we want to contrast with gradient boosting.",
+        "Slow dashboards go hand in hand with timeouts during month-end close.",
+    ):
+        assert is_meta(note), note
+    assert not is_meta("Every point of loss ratio on a $500 million book is worth $5 million.")
