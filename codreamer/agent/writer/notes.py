@@ -44,6 +44,7 @@ _HER_HIS = re.compile(r"\b(her|his)\b", re.IGNORECASE)
 _SELF = re.compile(r"\b(herself|himself)\b", re.IGNORECASE)
 _THE_FIRM = re.compile(r"\b(the|The) (company|firm|practice|business)\b")
 _IRREGULAR = {"is": "are", "has": "have", "was": "were", "does": "do", "says": "say"}
+_WE = re.compile(r"\b(?:we|our|ours|us|ourselves)\b", re.IGNORECASE)
 _FIGURE_START = re.compile(r"^(?:about|around|over|nearly|almost|roughly|\$|\d)", re.IGNORECASE)
 
 
@@ -61,8 +62,8 @@ def _person(m: re.Match[str]) -> str:
 def _you(sentence: str) -> str:
     """One sentence of notes told to the reader ("" when it cannot be)."""
     s = _PAREN.sub("", _WS.sub(" ", sentence)).strip().rstrip(".!?;: ")
-    if len(s.split()) < 4:
-        return ""
+    if len(s.split()) < 4 or _WE.search(s):
+        return ""  # "we"/"our" in the seller's notes: whose data is it? Not told.
     s = _HE_SHE.sub(_person, s)
     s = _HER_OBJECT.sub("you", s)
     s = _HER_HIS.sub("your", s)
@@ -84,6 +85,8 @@ def _you(sentence: str) -> str:
         return f"Your {first} {' '.join(words[1:])}"
     if _FIGURE_START.match(s) and not has_finite_verb(s):
         return f"You have {s[0].lower()}{s[1:]}"
+    if not has_finite_verb(s):
+        return ""  # "Worried about bias amplification ...": a fragment, never sent
     return _cap(s)
 
 

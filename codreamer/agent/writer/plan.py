@@ -79,6 +79,7 @@ def _role(label: str, content: str) -> str:
 _OVERCLAIM = re.compile(
     r"\b(?:the only|only reliable|always|never|guarantee[sd]?|eliminat\w*|every single)\b", re.I
 )
+_WE = re.compile(r"\b(?:we|our|ours|us|ourselves)\b", re.IGNORECASE)
 _STEM_WORD = re.compile(r"[a-z][a-z'-]{3,}")
 # Facts per email, by length choice (brief, standard, detailed): a cold email makes
 # one point well; a stack of figures reads as a stat dump.
@@ -99,6 +100,10 @@ def _reader_fact(store: GraphStore, node: str, limit: int) -> Fact:
     if not fact.ok:
         return fact
     text = agree(plain(fact.text))
+    if not pf and _WE.search(text):
+        # "our data" in a fact about the reader claims the customer's things for the
+        # seller (or speaks in the customer's voice): never told
+        return Fact("", "noun")
     if fact.kind == "predicate" and not pf:
         # "Validates data quality by ..." is the reader's own work, told back to them
         # as news: never said (the Customer Job is the seller's view of the reader)
@@ -133,7 +138,7 @@ def make_plan(
         if edge is None or edge.rationale.strip() in repeated:
             return ""
         r = reason_clause(edge.rationale, max_words)
-        return agree(plain(r)) if r and not _OVERCLAIM.search(r) else ""
+        return agree(plain(r)) if r and not _OVERCLAIM.search(r) and not _WE.search(r) else ""
 
     # The Customer Job is never told: it is the seller's view of the reader's own
     # business, which the reader knows better than anyone.

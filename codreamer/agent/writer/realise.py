@@ -324,6 +324,9 @@ class Realiser:
         facts = " ".join(
             [st.fact.text for st in plan.steps]
             + ([plan.change.fact.text] if plan.change is not None else [])
+            # the walk's problems the email cites but does not spell out (a product
+            # that answers "rubrics for reviewers" bears on notes about a rubric)
+            + [self.store.content(n) for n in self.path[1:-1] if n in self.store]
         )
         want = stems(facts)
         scores = [len(stems(t) & want) for t in told]
@@ -339,10 +342,14 @@ class Realiser:
         out: list[str] = []
         for k, i in enumerate(picks):
             t = told[i]
-            if k == 0 and t.startswith(("You ", "Your ")):
-                # the reader's own situation, owned as what the seller heard
-                c = str(_S.notes_opening(self.v("notes"), "y" + t[1:], t))
-                s = self._ok(c) or self._ok(t + ".")
+            if k == 0:
+                # the reader's own situation, owned as what the seller heard; a
+                # sentence that cannot take the lead-in is not told bare
+                low = "y" + t[1:] if t.startswith(("You ", "Your ")) else self.vocab.lowered(t)
+                c = str(_S.notes_opening(self.v("notes"), low or t, t))
+                s = self._ok(c)
+                if not s:
+                    break
             else:
                 s = self._ok(t + ".")
             if s:
@@ -428,6 +435,7 @@ class Realiser:
             plan.topic_node,
             [s.node for s in plan.steps] or ([plan.change.node] if plan.change else []),
             p.notes or "",
+            self.path,
         )
         company = "" if self.neutral else self.company
         cap = topic[:1].upper() + topic[1:]

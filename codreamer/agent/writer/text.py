@@ -49,7 +49,12 @@ META = re.compile(
     r"\bkey point\b|note to self|\bremember to\b|^worth \w+ing\b|positioning|"
     r"should be (?:mentioned|raised|paired|told|named)|\bmentioned alongside\b|"
     r"most direct (?:path|route|link)|worth noting|\bthe argument\b|\bthe (?:idea|logic) "
-    r"(?:here )?is\b|\bthis is why (?:we|the)\b|\bin this (?:graph|map)\b)",
+    r"(?:here )?is\b|\bthis is why (?:we|the)\b|\bin this (?:graph|map)\b|"
+    r"\b(?:is |it'?s )?worth (?:making|stressing|adding|pointing|flagging|saying|"
+    r"emphasi[sz]ing|underlining|repeating|calling)\b|\bwhere (?:the |our )?(?:main )?"
+    r"product (?:fits|comes in)\b|\bproduct fits\b|\bwe (?:want|need|should|would like) "
+    r"to\b|\b(?:the )?alternative we\b|\bhand in hand\b|\bto contrast (?:with|it)\b|"
+    r"\bthe (?:main |core )?(?:hook|story|narrative|framing)\b|\bframe (?:it|this)\b)",
     re.IGNORECASE,
 )
 # A trailing clause that tells the author why the link matters ("..., highlighting a
@@ -295,6 +300,10 @@ def customer_fact(content: str, limit: int = 24, first: bool = False) -> Fact:
         score += 0.5 if has_finite_verb(s) else 0.0
         if _ANAPHOR.match(s):
             score -= 1.0  # "It ranges from ..." needs the sentence before it
+        if first and _GENERAL_OPENING.match(s):
+            score -= 4.0  # "Efficiently evaluating X needs tooling": a platitude, no product
+        elif first and _DOES.search(s):
+            score += 1.0  # "Weave provides a feedback system ...": what the product does
         if best is None or score > best[0]:
             best = (score, s)
     if best is None:
@@ -303,6 +312,15 @@ def customer_fact(content: str, limit: int = 24, first: bool = False) -> Fact:
     if is_predicate(t):
         return Fact(t, "predicate")
     return Fact(t, "clause" if has_finite_verb(t) else "noun")
+
+
+# A product node's sentence about the field rather than the product ("Efficiently
+# evaluating LLM applications requires robust tooling ..."): a gerund subject.
+_GENERAL_OPENING = re.compile(r"^(?:[A-Z][a-z]+ly\s+[a-z]+ing|[A-Z][a-z]+ing)\s", re.ASCII)
+_DOES = re.compile(
+    r"\b(?:provides?|offers?|lets|allows?|gives?|enables?|helps?|flags?|scores?|routes?|"
+    r"alerts?|tracks?|ranks?|checks?|records?|turns?|detects?|shows?|sends?)\b"
+)
 
 
 @lru_cache(maxsize=65536)
