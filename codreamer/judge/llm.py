@@ -47,6 +47,8 @@ CRITERIA_HELP = {
     "names and incidents in their notes), not only their topic; 1 when nothing specific is "
     "known",
     "product": "it says plainly what the product does for this problem",
+    "solution_fit": "of the product's features, it pitches the one that fits what is known "
+    "of the prospect (1 when the product has one feature or nothing is known)",
     "own_job": "1 unless it tells the reader what their own company does (the seller's view "
     "of the customer restated to them as news)",
     "fit": "pitched at the reader: shorter for senior readers (an executive reads about "
