@@ -108,6 +108,8 @@ def learn_loop(request: Request, body: LearnLoopRequest | None = None) -> RunAcc
         results_path=service.store_relative(paths, app.state.settings),
         prospects=describe(config.scenarios) + describe(config.eval_scenarios),
         disk_estimate_mb=round(estimate / 1_000_000, 1),
+        agent=config.agent,
+        agent_version=config.agent_version,
         **_urls(request, paths.run_id),
     )
 
