@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
 import re
 import secrets
@@ -34,7 +35,7 @@ from typing import Any
 
 from codreamer.errors import AgentBusyError, InvalidAgentNameError, JobNotFoundError, quote
 from codreamer.models import utc_now_iso
-from codreamer.store.files import append_jsonl, atomic_write_json, iter_jsonl, read_json
+from codreamer.store.files import atomic_write_json, iter_jsonl, read_json
 from codreamer.store.meta import read_meta
 from codreamer.store.paths import RunPaths
 from codreamer.store.status import LIVE_STATUSES
@@ -245,9 +246,16 @@ def release(agent: AgentPaths, run_id: str) -> None:
 def log_emails(agent: AgentPaths, rows: list[dict[str, Any]]) -> None:
     """Remember emails (email_key, email, scenario, lead email, version): ratings and
     outcomes name an email by its key or its lead, and the judge is refitted on them."""
+    if not rows:
+        return
     agent.dir.mkdir(parents=True, exist_ok=True)
-    for row in rows:
-        append_jsonl(agent.emails, row)
+    data = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode("utf-8")
+    # One O_APPEND write for the batch: a concurrent writer's lines never interleave.
+    fd = os.open(agent.emails, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
 
 
 def logged_emails(agent: AgentPaths) -> Iterator[dict[str, Any]]:
