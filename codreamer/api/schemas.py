@@ -136,13 +136,23 @@ class RunSummary(BaseModel):
     status: str
     created_at: str | None = None
     updated_at: str | None = None
+    finished_at: str | None = None
     progress: dict[str, Any] = Field(default_factory=dict)
+    prospects: list[dict[str, Any]] = Field(
+        default_factory=list, description="Who the run trained on."
+    )
+    agent: str | None = None
+    agent_version: int | None = Field(None, description="The version the run recorded.")
+    final_reward: float | None = None
     status_url: str
 
 
 class RunList(BaseModel):
     runs: list[RunSummary]
     count: int
+    total: int = 0
+    offset: int = 0
+    next_offset: int | None = None
 
 
 class GivenUpWebhook(BaseModel):

@@ -17,6 +17,7 @@ from codreamer.errors import ScenarioError
 from codreamer.graph.schema import parse_graph
 from codreamer.graph.scores import NodeScores
 from codreamer.graph.store import GraphStore
+from codreamer.judge.feedback import FeedbackPost
 from codreamer.loop.config import LoopConfig
 from codreamer.loop.run_files import create_run, read_status
 from codreamer.models import Scenario
@@ -265,18 +266,72 @@ def run_graph(paths: RunPaths) -> dict[str, Any]:
     }
 
 
-def list_runs(settings: Settings, limit: int, status: str | None = None) -> list[dict[str, Any]]:
+def list_runs(
+    settings: Settings, limit: int, status: str | None = None, offset: int = 0
+) -> tuple[list[dict[str, Any]], int]:
+    """A page of runs, newest first: who each wrote to, its agent, status, final reward
+    and dates; and how many runs there are in all (with this status)."""
+    from codreamer.loop.scenarios import describe
+
     out: list[dict[str, Any]] = []
+    total = 0
     for name, meta in iter_runs(settings.runs_dir, status):
+        total += 1
+        if total <= offset or len(out) >= limit:
+            continue
+        config = meta.config
+        paths = RunPaths(settings.runs_dir / name)
+        final = None
+        if paths.final_email.exists():
+            try:
+                final = read_json(paths.final_email).get("reward")
+            except (OSError, ValueError):
+                final = None
+        try:
+            prospects = describe(LoopConfig.from_meta(meta).scenarios)
+        except ValueError:
+            prospects = []
         out.append(
             {
                 "run_id": name,
                 "status": meta.status,
                 "created_at": meta.created_at,
                 "updated_at": meta.updated_at,
+                "finished_at": meta.finished_at,
                 "progress": meta.progress,
+                "prospects": prospects,
+                "agent": config.get("agent"),
+                "agent_version": getattr(meta, "agent_version", None),
+                "final_reward": final,
             }
         )
-        if len(out) >= limit:
-            break
-    return out
+    return out, total
+
+
+# --- feedback -------------------------------------------------------------------
+
+
+def feedback_agent(event: FeedbackPost, settings: Settings) -> str | None:
+    """The agent a feedback event belongs to: the one named (it must exist), else the
+    agent of its run, else the agent whose email log holds its email_key; None for
+    feedback on runs without an agent."""
+    from codreamer.errors import AgentNotFoundError, RunNotFoundError
+    from codreamer.store.agents import AgentPaths, agent_names, logged_emails
+
+    if event.agent is not None:
+        if not AgentPaths(settings.results_dir, event.agent).versions():
+            raise AgentNotFoundError(event.agent)
+        return event.agent
+    if event.run_id is not None:
+        # for_run checks the id's shape (a 4xx naming it) before any path is built.
+        paths = RunPaths.for_run(settings.runs_dir, event.run_id)
+        if not paths.meta.exists():
+            raise RunNotFoundError(event.run_id)
+        agent = read_meta(paths).config.get("agent")
+        return agent if isinstance(agent, str) else None
+    if event.email_key is not None:
+        for name in agent_names(settings.results_dir):
+            agent_paths = AgentPaths(settings.results_dir, name)
+            if any(r.get("email_key") == event.email_key for r in logged_emails(agent_paths)):
+                return name
+    return None
