@@ -7,6 +7,7 @@ from __future__ import annotations
 import typer
 
 from codreamer.commands import (
+    agents,
     cluster,
     graph_judge,
     learning,
@@ -46,6 +47,12 @@ runs_app = typer.Typer(
     help="The results store's runs: prune old ones.", no_args_is_help=True, rich_markup_mode=None
 )
 app.add_typer(runs_app, name="runs")
+agents_app = typer.Typer(
+    help="Agents: named, versioned policies kept across runs.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+app.add_typer(agents_app, name="agents")
 
 # The commands, by topic; `--help` lists them in this order.
 graph_judge.register(app, graph_app)
@@ -56,6 +63,7 @@ webhooks.register(webhooks_app)
 prompts.register(prompts_app)
 llm.register(llm_app)
 retention.register(runs_app)
+agents.register(app, agents_app)
 
 
 def _run(args: list[str] | None = None) -> None:

@@ -351,7 +351,9 @@ class Settings(BaseSettings):
 
     @property
     def feedback_path(self) -> Path:
-        return self.data_dir / "feedback.jsonl"
+        """Feedback on runs that continue no agent (an agent's own file is beside it,
+        `feedback/<agent>.jsonl`): in the results store, never in the tracked data/."""
+        return self.results_dir / "feedback" / "runs.jsonl"
 
     @property
     def prompt_overrides_path(self) -> Path:

@@ -248,3 +248,35 @@ class BrokerUnavailableError(CoDreamerError):
     def __init__(self, detail: str, retry_after: int = 5) -> None:
         self.retry_after = retry_after
         super().__init__(f"the run broker is unreachable ({detail}); retry in {retry_after}s")
+
+
+class InvalidAgentNameError(CoDreamerError):
+    """An agent name that is not 1-64 letters, digits, `-` or `_` (names become directories)."""
+
+
+class AgentNotFoundError(CoDreamerError):
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(f"agent {name!r} not found")
+
+
+class AgentBusyError(CoDreamerError):
+    """Another run is continuing this agent: two runs never fork one agent silently."""
+
+    def __init__(self, name: str, run_id: str) -> None:
+        self.name = name
+        self.run_id = run_id
+        super().__init__(
+            f"agent {name!r} is being continued by run {run_id}; wait for it to end "
+            "(or cancel it), or start a new agent under another name"
+        )
+
+
+class AgentGraphError(CoDreamerError):
+    """An agent version asked to continue (or write) on a graph it was not made on."""
+
+
+class JobNotFoundError(CoDreamerError):
+    def __init__(self, job_id: str) -> None:
+        self.job_id = job_id
+        super().__init__(f"job {job_id!r} not found")

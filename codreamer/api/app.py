@@ -76,7 +76,9 @@ async def _no_receive() -> Message:
 
 
 def create_app(settings: Settings | None = None, *, manager: Executor | None = None) -> FastAPI:
+    from codreamer.api.agent_routes import agents_router
     from codreamer.api.routes import open_router, router
+    from codreamer.runs.write_jobs import WriteJobs
 
     settings = settings or get_settings()
     # local (default) or celery (CODREAMER_BROKER_URL): same interface, DESIGN §6.
@@ -87,6 +89,7 @@ def create_app(settings: Settings | None = None, *, manager: Executor | None = N
         from codreamer.webhooks.dispatcher import Dispatcher
 
         manager.start()
+        app.state.write_jobs.recover()
         # Pending webhook events of every run in the store, whoever produced them,
         # go on with their schedule from here (DESIGN §7). In celery mode the executor
         # runs its own, with claims in Redis instead of flock.
@@ -102,6 +105,7 @@ def create_app(settings: Settings | None = None, *, manager: Executor | None = N
             yield
         finally:
             manager.shutdown()
+            app.state.write_jobs.shutdown()
             if dispatcher is not None:
                 dispatcher.close()
             if pruner is not None:
@@ -123,8 +127,10 @@ def create_app(settings: Settings | None = None, *, manager: Executor | None = N
     app.state.stream_slots = StreamSlots(
         settings.max_event_streams, settings.max_event_streams_per_client
     )
+    app.state.write_jobs = WriteJobs(settings.results_dir)
     install_error_handlers(app)
     app.include_router(router)
+    app.include_router(agents_router)
     app.include_router(open_router)
     _add_offline_docs(app)
     origins = [o.strip() for o in settings.cors_origins.split(",") if o.strip()]

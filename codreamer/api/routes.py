@@ -30,12 +30,11 @@ from codreamer.api.schemas import (
 )
 from codreamer.api.stream import SlotStream, StreamSlots, event_stream, parse_last_event_id
 from codreamer.config import Settings
-from codreamer.errors import BrokerUnavailableError, RunNotFoundError, StorageError
+from codreamer.errors import BrokerUnavailableError, StorageError
 from codreamer.judge.feedback import FeedbackPost
 from codreamer.loop.scenarios import describe
 from codreamer.runs.executors import Executor
-from codreamer.store.files import append_jsonl
-from codreamer.store.paths import RunPaths
+from codreamer.store.feedback import append_feedback
 from codreamer.store.status import RunStatus as RunStatusName
 from codreamer.store.storage import check_writable
 
@@ -108,6 +107,8 @@ def learn_loop(request: Request, body: LearnLoopRequest | None = None) -> RunAcc
         results_path=service.store_relative(paths, app.state.settings),
         prospects=describe(config.scenarios) + describe(config.eval_scenarios),
         disk_estimate_mb=round(estimate / 1_000_000, 1),
+        agent=config.agent,
+        agent_version=config.agent_version,
         **_urls(request, paths.run_id),
     )
 
@@ -117,11 +118,23 @@ def list_runs(
     request: Request,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
     status: RunStatusName | None = None,
+    offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
 ) -> RunList:
-    runs = service.list_runs(_settings(request), limit, status)
+    """Newest first, `limit` at a time from `offset`; `total` counts them all and
+    `next_offset` is where the next page starts (null on the last)."""
+    runs, total = service.list_runs(_settings(request), limit, status, offset)
     for r in runs:
         r["status_url"] = _url(request, "get_run", r["run_id"])
-    return RunList.model_validate({"runs": runs, "count": len(runs)})
+    following = offset + len(runs)
+    return RunList.model_validate(
+        {
+            "runs": runs,
+            "count": len(runs),
+            "total": total,
+            "offset": offset,
+            "next_offset": following if following < total else None,
+        }
+    )
 
 
 @router.get("/runs/{run_id}", response_model=RunStatus, responses=ERRORS, summary="A run's status")
@@ -190,16 +203,14 @@ def resume_run(run_id: str, request: Request) -> RunAction:
     responses=ERRORS,
 )
 def post_feedback(event: FeedbackPost, request: Request) -> FeedbackAccepted:
-    """Record a judge rank, human preference or online outcome; later runs mix it in."""
+    """Record a judge rank, human preference or online outcome. It is kept per agent
+    in the results store (never in data/): the agent named, or the agent of the run,
+    or the agent that wrote the email of `email_key`. Its next run mixes it into the
+    reward, and enough ratings refit its judge to the team's taste."""
     settings = _settings(request)
-    # for_run checks the id's shape (a 4xx naming it) before any path is built.
-    if (
-        event.run_id is not None
-        and not RunPaths.for_run(settings.runs_dir, event.run_id).meta.exists()
-    ):
-        raise RunNotFoundError(event.run_id)
     row = event.model_dump(mode="json", exclude_none=True)
-    append_jsonl(settings.feedback_path, row)
+    row["agent"] = service.feedback_agent(event, settings)
+    append_feedback(settings.results_dir, row["agent"], row)
     return FeedbackAccepted(event=row)
 
 

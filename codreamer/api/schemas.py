@@ -13,6 +13,7 @@ from codreamer.store.status import RunStatus as RunStatusName
 
 # Bounds and meanings come from the one declaration of each run setting (RunSpec),
 # so the schema documents them and a bad value is rejected naming its field.
+AGENT_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"
 ITERATIONS = request_field("iterations")
 DEPTH = request_field("depth")
 GROUP_SIZE = request_field("group_size")
@@ -104,6 +105,7 @@ class LearnLoopRequest(BaseModel):
         description="Who signs the emails (`name`, optional `company`, `title`). "
         "Default: CODREAMER_SENDER_NAME / CODREAMER_SENDER_COMPANY.",
     )
+    agent: str | None = request_field("agent", max_length=64, pattern=AGENT_PATTERN)
 
 
 class RunAccepted(BaseModel):
@@ -123,6 +125,10 @@ class RunAccepted(BaseModel):
         default_factory=list,
         description="Who the run writes to: the training prospects, then the held-out ones.",
     )
+    agent: str | None = Field(None, description="The agent the run continues.")
+    agent_version: int | None = Field(
+        None, description="The version it starts from (null: a new agent)."
+    )
 
 
 class RunSummary(BaseModel):
@@ -130,13 +136,23 @@ class RunSummary(BaseModel):
     status: str
     created_at: str | None = None
     updated_at: str | None = None
+    finished_at: str | None = None
     progress: dict[str, Any] = Field(default_factory=dict)
+    prospects: list[dict[str, Any]] = Field(
+        default_factory=list, description="Who the run trained on."
+    )
+    agent: str | None = None
+    agent_version: int | None = Field(None, description="The version the run recorded.")
+    final_reward: float | None = None
     status_url: str
 
 
 class RunList(BaseModel):
     runs: list[RunSummary]
     count: int
+    total: int = 0
+    offset: int = 0
+    next_offset: int | None = None
 
 
 class GivenUpWebhook(BaseModel):

@@ -17,10 +17,19 @@ from codreamer.errors import ScenarioError
 from codreamer.graph.schema import parse_graph
 from codreamer.graph.scores import NodeScores
 from codreamer.graph.store import GraphStore
+from codreamer.judge.feedback import FeedbackPost
 from codreamer.loop.config import LoopConfig
 from codreamer.loop.run_files import create_run, read_status
 from codreamer.models import Scenario
+from codreamer.runs.agent_start import (
+    AgentStart,
+    agent_start,
+    check_graph,
+    knobs,
+    with_agent_settings,
+)
 from codreamer.runs.executors import Executor
+from codreamer.store.agents import AgentPaths, acquire, release
 from codreamer.store.files import read_json
 from codreamer.store.meta import read_meta
 from codreamer.store.paths import RunPaths, new_run_id
@@ -31,7 +40,7 @@ from codreamer.webhooks.outbox import read_outbox, summarize
 # The request fields that are run settings (codreamer.runs.spec.RunSpec).
 REQUEST_SETTINGS = (
     "iterations", "depth", "group_size", "seed", "policy", "trainer", "judge", "sender",
-    "patience",
+    "patience", "agent",
 )  # fmt: skip
 
 
@@ -86,6 +95,14 @@ class Catalog:
         raise ScenarioError(f"scenario: unknown scenario id {choice!r}; known ids: {known}")
 
 
+def run_feedback_path(settings: Settings, agent: str | None) -> str:
+    """The feedback file a run mixes into its rewards: its agent's, or the one for
+    runs without an agent; recorded absolute in meta.json, read when the run starts."""
+    from codreamer.store.feedback import feedback_file
+
+    return str(feedback_file(settings.results_dir, agent).resolve())
+
+
 def _check_backends(config: LoopConfig, settings: Settings) -> None:
     """Refuse, before anything is written, a policy or judge this server cannot run
     (the same one-line ConfigError the CLI gives; the embedded/rubric default needs
@@ -97,22 +114,34 @@ def _check_backends(config: LoopConfig, settings: Settings) -> None:
 
 
 def config_from_request(
-    req: LearnLoopRequest, settings: Settings, catalog: Catalog, store: GraphStore
+    req: LearnLoopRequest,
+    settings: Settings,
+    catalog: Catalog,
+    store: GraphStore,
+    start: AgentStart | None = None,
 ) -> LoopConfig:
     """The run's config from the request body: RunSpec resolves the settings (the
-    same resolution the CLI uses), then the backends are checked."""
+    same resolution the CLI uses) over the agent's, then the backends are checked."""
     from codreamer.runs.spec import build_loop_config
 
     choices = ([req.scenario] if req.scenario is not None else []) + list(req.scenarios or [])
     given = {name: getattr(req, name) for name in REQUEST_SETTINGS}
+    scenarios = [catalog.scenario(c) for c in choices]
+    own_graph = req.graph is not None
+    if start is not None:
+        given = with_agent_settings(given, start)
+        if start.version is not None and req.graph is None:
+            own_graph = True  # the agent's graph: never the samples of the default one
+            scenarios = scenarios or start.scenarios()
     config = build_loop_config(
         given,
-        [catalog.scenario(c) for c in choices],
+        scenarios,
         catalog.scenarios(),
         # A graph of the request's own never gets a sample prospect (DESIGN §2).
-        own_graph=req.graph is not None,
+        own_graph=own_graph,
         node_ids=store.nodes,
         settings=settings,
+        knobs=knobs(start),
     )
     _check_backends(config, settings)
     return config
@@ -124,11 +153,18 @@ def start_run(
     """Validate everything, then create and queue the run. Nothing touches the disk
     unless the request is valid, the store is usable, has room, and the queue has room.
     Returns the run's paths, queue position, config and estimated disk use."""
+    start = agent_start(settings.results_dir, req.agent) if req.agent else None
+    agent_graph = start.graph() if start is not None else None
     if req.graph is not None:
         store = GraphStore(parse_graph(req.graph, max_nodes=settings.max_graph_nodes))
+        where = "the request's graph"
+    elif agent_graph is not None:
+        store, where = agent_graph, "the agent's graph"
     else:
-        store = catalog.default_graph()
-    config = config_from_request(req, settings, catalog, store)
+        store, where = catalog.default_graph(), "the server's default graph"
+    if start is not None:
+        check_graph(start, store, where)
+    config = config_from_request(req, settings, catalog, store, start)
     check_writable(settings.results_dir, settings.runs_dir)
     graph_bytes = len(json.dumps(store.to_json()))
     estimate = estimate_run_bytes(
@@ -141,17 +177,27 @@ def start_run(
         settings.min_free_mb * 1_000_000,
     )
     paths = manager.new_paths(new_run_id("api"))
-    feedback = settings.feedback_path
-    feedback_path = str(feedback.resolve()) if feedback.exists() else None
+    feedback_path = run_feedback_path(settings, config.agent)
     request = req.model_dump(exclude={"graph"}, exclude_none=True, mode="json")
     # Never an absolute server path: meta.json's request is shown to API callers.
     request["graph"] = "request" if req.graph is not None else "default"
 
     def create() -> None:
+        # The agent is taken before anything is written: a second run continuing it
+        # is refused (409) with nothing half-started.
+        agent = AgentPaths(settings.results_dir, config.agent) if config.agent else None
+        if agent is not None:
+            acquire(agent, paths.run_id, settings.runs_dir)
         try:
             create_run(paths, store, config, request=request, feedback_path=feedback_path)
         except OSError as exc:
+            if agent is not None:
+                release(agent, paths.run_id)
             raise storage_error(exc, settings.results_dir) from exc
+        except BaseException:
+            if agent is not None:
+                release(agent, paths.run_id)
+            raise
 
     position = manager.submit(paths.run_id, create)
     return paths, position, config, estimate
@@ -220,18 +266,72 @@ def run_graph(paths: RunPaths) -> dict[str, Any]:
     }
 
 
-def list_runs(settings: Settings, limit: int, status: str | None = None) -> list[dict[str, Any]]:
+def list_runs(
+    settings: Settings, limit: int, status: str | None = None, offset: int = 0
+) -> tuple[list[dict[str, Any]], int]:
+    """A page of runs, newest first: who each wrote to, its agent, status, final reward
+    and dates; and how many runs there are in all (with this status)."""
+    from codreamer.loop.scenarios import describe
+
     out: list[dict[str, Any]] = []
+    total = 0
     for name, meta in iter_runs(settings.runs_dir, status):
+        total += 1
+        if total <= offset or len(out) >= limit:
+            continue
+        config = meta.config
+        paths = RunPaths(settings.runs_dir / name)
+        final = None
+        if paths.final_email.exists():
+            try:
+                final = read_json(paths.final_email).get("reward")
+            except (OSError, ValueError):
+                final = None
+        try:
+            prospects = describe(LoopConfig.from_meta(meta).scenarios)
+        except ValueError:
+            prospects = []
         out.append(
             {
                 "run_id": name,
                 "status": meta.status,
                 "created_at": meta.created_at,
                 "updated_at": meta.updated_at,
+                "finished_at": meta.finished_at,
                 "progress": meta.progress,
+                "prospects": prospects,
+                "agent": config.get("agent"),
+                "agent_version": getattr(meta, "agent_version", None),
+                "final_reward": final,
             }
         )
-        if len(out) >= limit:
-            break
-    return out
+    return out, total
+
+
+# --- feedback -------------------------------------------------------------------
+
+
+def feedback_agent(event: FeedbackPost, settings: Settings) -> str | None:
+    """The agent a feedback event belongs to: the one named (it must exist), else the
+    agent of its run, else the agent whose email log holds its email_key; None for
+    feedback on runs without an agent."""
+    from codreamer.errors import AgentNotFoundError, RunNotFoundError
+    from codreamer.store.agents import AgentPaths, agent_names, logged_emails
+
+    if event.agent is not None:
+        if not AgentPaths(settings.results_dir, event.agent).versions():
+            raise AgentNotFoundError(event.agent)
+        return event.agent
+    if event.run_id is not None:
+        # for_run checks the id's shape (a 4xx naming it) before any path is built.
+        paths = RunPaths.for_run(settings.runs_dir, event.run_id)
+        if not paths.meta.exists():
+            raise RunNotFoundError(event.run_id)
+        agent = read_meta(paths).config.get("agent")
+        return agent if isinstance(agent, str) else None
+    if event.email_key is not None:
+        for name in agent_names(settings.results_dir):
+            agent_paths = AgentPaths(settings.results_dir, name)
+            if any(r.get("email_key") == event.email_key for r in logged_emails(agent_paths)):
+                return name
+    return None

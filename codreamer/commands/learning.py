@@ -56,6 +56,14 @@ def learn_loop_cmd(
     sender_title: Annotated[
         str | None, typer.Option(help="The sender's title (env CODREAMER_SENDER_TITLE).")
     ] = None,
+    agent: Annotated[
+        str | None,
+        typer.Option(
+            "--agent",
+            help="Continue this agent from its latest version and record the next one "
+            "(a new name starts a new agent). See `codreamer agents list`.",
+        ),
+    ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="End with one JSON summary.")] = False,
     with_oracle: Annotated[
         bool,
@@ -84,6 +92,7 @@ def learn_loop_cmd(
         sender_name=sender_name,
         sender_company=sender_company,
         sender_title=sender_title,
+        agent=agent,
     )
     raise typer.Exit(run_from_cli(request, json_out=json_out, with_oracle=with_oracle))
 

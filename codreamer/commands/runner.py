@@ -39,17 +39,33 @@ class LoopRequest:
     sender_name: str | None = None
     sender_company: str | None = None
     sender_title: str | None = None
+    agent: str | None = None
 
 
 def config_from_cli(req: LoopRequest, settings: Settings) -> tuple[Any, LoopConfig]:
     """The run's config from the command line: RunSpec resolves the settings (the same
     resolution the API uses) over the environment's."""
     from codreamer.loaders import load_graph, resolve_scenarios, sample_scenarios
+    from codreamer.runs.agent_start import (
+        agent_start,
+        check_graph,
+        knobs,
+        with_agent_settings,
+    )
     from codreamer.runs.spec import build_loop_config
 
-    store = load_graph(req.graph or settings.default_graph_path, settings.max_graph_nodes)
-    own_graph = req.graph is not None and (
-        Path(req.graph).resolve() != Path(settings.default_graph_path).resolve()
+    start = agent_start(settings.results_dir, req.agent) if req.agent else None
+    agent_graph = start.graph() if start is not None and req.graph is None else None
+    if agent_graph is not None:
+        store, where = agent_graph, "the agent's graph"
+    else:
+        store = load_graph(req.graph or settings.default_graph_path, settings.max_graph_nodes)
+        where = f"graph {req.graph}" if req.graph else "the default graph"
+    if start is not None:
+        check_graph(start, store, where)
+    own_graph = agent_graph is not None or (
+        req.graph is not None
+        and Path(req.graph).resolve() != Path(settings.default_graph_path).resolve()
     )
     given = {
         "iterations": req.iterations,
@@ -60,21 +76,34 @@ def config_from_cli(req: LoopRequest, settings: Settings) -> tuple[Any, LoopConf
         "policy": req.policy,
         "judge": req.judge,
         "trainer": req.trainer,
-        "sender": _sender(req, settings),
+        "sender": _sender(req, settings, given_only=start is not None),
+        "agent": req.agent,
     }
+    scenarios = resolve_scenarios(req.scenario or [], settings)
+    if start is not None:
+        given = with_agent_settings(given, start)
+        if agent_graph is not None and not scenarios:
+            scenarios = start.scenarios()
     config = build_loop_config(
         given,
-        resolve_scenarios(req.scenario or [], settings),
+        scenarios,
         sample_scenarios(settings),
         own_graph=own_graph,
         node_ids=store.nodes,
         settings=settings,
+        knobs=knobs(start),
     )
     return store, config
 
 
-def _sender(req: LoopRequest, settings: Settings) -> dict[str, Any]:
-    """The settings' sender, with what the command line gave on top."""
+def _sender(req: LoopRequest, settings: Settings, given_only: bool = False) -> Any:
+    """The settings' sender, with what the command line gave on top. `given_only`
+    (a continued agent): None unless the command line gave one, so the agent's own
+    sender is kept."""
+    if given_only and all(
+        getattr(req, f"sender_{k}") is None for k in ("name", "company", "title")
+    ):
+        return None
     sender = settings.sender.model_dump()
     for key in ("name", "company", "title"):
         value = getattr(req, f"sender_{key}")
@@ -114,6 +143,7 @@ def run_from_cli(req: LoopRequest, *, json_out: bool, with_oracle: bool = False)
                     "sender_name",
                     "sender_company",
                     "sender_title",
+                    "agent",
                 )
                 if getattr(req, name) is not None
             ] + (["seed"] if req.seed != 0 else [])
@@ -272,6 +302,9 @@ def summarize(
         "stopped_early": (final.get("metrics") or {}).get("stopped_early") if final else None,
         "prospects": describe(config.scenarios) + describe(config.eval_scenarios),
         "oracle_reward": oracle_reward,
+        "agent": config.agent,
+        "agent_started_from": config.agent_version,
+        "agent_version": getattr(meta, "agent_version", None),
         "error": meta.error,
     }
 

@@ -14,6 +14,7 @@ from codreamer.models import FinalEmail, Judgement, Scenario, Sender
 if TYPE_CHECKING:
     from codreamer.config import Settings
     from codreamer.graph.store import GraphStore
+    from codreamer.judge.rubric.total import FittedTotal
 
 
 class GroupJudge(Protocol):
@@ -40,10 +41,11 @@ class RubricGroupJudge:
 
     name = "rubric"
 
-    def __init__(self, store: GraphStore | None) -> None:
+    def __init__(self, store: GraphStore | None, total: FittedTotal | None = None) -> None:
         from codreamer.judge.rubric import RubricJudge
 
-        self.rubric = RubricJudge(store)
+        # `total`: how the criteria combine, when a team's ratings refitted it.
+        self.rubric = RubricJudge(store, total)
         self._memo: dict[tuple[str, str, str, str, tuple[str, ...]], Judgement] = {}
 
     def score_group(
@@ -68,11 +70,17 @@ def _scenario_key(scenario: Scenario) -> str:
     return scenario.model_dump_json()
 
 
-def make_judge(name: str, store: GraphStore | None, settings: Settings | None = None) -> GroupJudge:
+def make_judge(
+    name: str,
+    store: GraphStore | None,
+    settings: Settings | None = None,
+    total: FittedTotal | None = None,
+) -> GroupJudge:
     """Build the named judge; LLM-backed ones are imported only when chosen, and need
-    the settings (their endpoint and model) handed in."""
+    the settings (their endpoint and model) handed in. `total`: the rubric's total
+    refitted to a team's ratings (default: the one fitted on the graded corpus)."""
     if name == "rubric":
-        return RubricGroupJudge(store)
+        return RubricGroupJudge(store, total)
     if name not in ("llm", "ruler"):
         raise ValueError(f"unknown judge {name!r}: choose rubric, llm or ruler")
     if settings is None:

@@ -49,6 +49,7 @@ class FeedbackEvent(BaseModel):
     )
     outcome: Outcome | None = None
     note: str | None = Field(None, max_length=2000)
+    agent: str | None = None
     created_at: str = Field(default_factory=utc_now_iso)
 
     @model_validator(mode="after")
@@ -95,6 +96,12 @@ class FeedbackPost(FeedbackEvent):
         description="Human preference / judge rank as a score in [0, 1].",
     )  # fmt: skip
     note: str | None = Field(None, max_length=2000)
+    agent: str | None = Field(
+        None,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$",
+        description="The agent whose email it is: its next run learns from it. Default: "
+        "the agent of `run_id`'s run, or of the email `email_key` names.",
+    )
     created_at: str = Field(
         default_factory=utc_now_iso,
         max_length=40,

@@ -64,6 +64,12 @@ class LoopConfig(BaseModel):
         default_factory=list, description="Held-out scenarios for step 5 (evaluate)."
     )
     model: str | None = Field(None, description="Model name for the openai / art policies.")
+    agent: str | None = Field(
+        None, description="The agent the run continues (it records the next version)."
+    )
+    agent_version: int | None = Field(
+        None, description="The agent version the run starts from (None: a new agent)."
+    )
 
     @classmethod
     def from_meta(cls, meta: RunMeta) -> LoopConfig:

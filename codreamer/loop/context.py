@@ -20,6 +20,7 @@ from codreamer.graph.scores import NodeScores
 from codreamer.graph.store import GraphStore
 from codreamer.judge.base import GroupJudge, make_judge
 from codreamer.judge.feedback import FeedbackEvent, FeedbackIndex
+from codreamer.loop.agent_state import AgentState, load_start
 from codreamer.loop.best import BestEmails, rebuild
 from codreamer.loop.config import LoopConfig
 from codreamer.models import Scenario, WebhookPayload
@@ -50,6 +51,8 @@ class RunContext:
     on_webhook: WebhookSink | None
     should_stop: StopCheck
     step_started_at: float = 0.0  # perf_counter() when the current step began
+    # What the run took from its agent's version, and the judge's total it uses.
+    agent: AgentState = field(default_factory=AgentState)
     # The best judged email so far per scenario id (rebuilt from files on resume).
     best: BestEmails = field(default_factory=BestEmails)
 
@@ -67,7 +70,8 @@ def build_context(
 ) -> RunContext:
     config = LoopConfig.from_meta(meta)
     store = GraphStore(parse_graph(read_json(paths.graph)))
-    scores = NodeScores(store.nodes)
+    agent = load_start(paths, config, store)
+    scores = NodeScores(store.nodes, agent.node_scores)
     feedback_path = meta.feedback_path
     feedback = (
         FeedbackIndex(FeedbackEvent.model_validate(row) for row in iter_jsonl(Path(feedback_path)))
@@ -75,6 +79,9 @@ def build_context(
         else FeedbackIndex()
     )
     policy = build_policy(config, store, settings)
+    if agent.policy is not None:
+        # Before the trainer is made: its reference policy is where the run starts.
+        policy.load_state_dict(agent.policy)
     return RunContext(
         paths=paths,
         config=config,
@@ -83,11 +90,12 @@ def build_context(
         tools=AgentTools(store, scores),
         policy=policy,
         trainer=make_trainer(config.trainer, policy, settings, config.grpo),
-        judge=make_judge(config.judge, store, settings),
+        judge=make_judge(config.judge, store, settings, total=agent.total),
         feedback=feedback,
         events=events,
         on_webhook=on_webhook,
         should_stop=should_stop or (lambda: False),
+        agent=agent,
     )
 
 

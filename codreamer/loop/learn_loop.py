@@ -33,7 +33,9 @@ from codreamer.agent.rollout import rollout
 from codreamer.agent.trajectory import Trajectory, TrajectoryMeta
 from codreamer.config import Settings
 from codreamer.errors import CoDreamerError, JudgeError, RunCancelled
+from codreamer.loop.agent_state import free, record
 from codreamer.loop.best import greedy_record
+from codreamer.loop.config import LoopConfig
 from codreamer.loop.context import (
     RunContext,
     StopCheck,
@@ -97,7 +99,7 @@ def run_learn_loop(
     try:
         ctx = build_context(paths, meta, events, on_webhook, should_stop, settings)
     except Exception as exc:
-        return _fail(paths, events, exc)
+        return _fail(paths, events, exc, _config_or_none(meta))
 
     config = ctx.config
     done = last_complete_iteration(paths, config.iterations)
@@ -110,6 +112,8 @@ def run_learn_loop(
         error=None,
     )
     events.emit("run_resumed" if resumed else "run_started", from_iteration=done + 1)
+    if ctx.agent.refit is not None and not resumed:
+        events.emit("judge_refit", agent=config.agent, **ctx.agent.refit)
     try:
         if done < 0:
             _baseline(ctx)
@@ -135,15 +139,36 @@ def run_learn_loop(
                 best_reward=ctx.best.reward(config.scenario.id),
             )
         _final(ctx, last)
+        version = _record_agent(ctx)
     except RunCancelled:
         update_meta(paths, status="cancelled", finished_at=utc_now_iso())
+        free(paths, config)
         events.emit("run_cancelled")
         return run_result(paths, "cancelled")
     except Exception as exc:
-        return _fail(paths, events, exc)
-    update_meta(paths, status="succeeded", finished_at=utc_now_iso())
+        return _fail(paths, events, exc, config)
+    update_meta(paths, status="succeeded", finished_at=utc_now_iso(), agent_version=version)
+    free(paths, config)
     events.emit("run_finished")
     return run_result(paths, "succeeded")
+
+
+def _record_agent(ctx: RunContext) -> int | None:
+    """The agent's next version, from the trained policy and node scores."""
+    if not ctx.config.agent:
+        return None
+    version = record(
+        ctx.paths,
+        ctx.config,
+        ctx.store,
+        policy=ctx.policy.state_dict(),
+        node_scores=ctx.scores.snapshot(),
+        total=ctx.agent.total,
+        refit=ctx.agent.refit,
+        final=read_json(ctx.paths.final_email),
+    )
+    ctx.events.emit("agent_recorded", agent=ctx.config.agent, version=version)
+    return version
 
 
 def _baseline(ctx: RunContext) -> None:
@@ -491,10 +516,21 @@ def step_slot(step: str) -> str | None:
     return "train" if step in TRAINERS else None
 
 
-def _fail(paths: RunPaths, events: EventLog, exc: BaseException) -> RunResult:
+def _config_or_none(meta: Any) -> LoopConfig | None:
+    try:
+        return LoopConfig.from_meta(meta)
+    except ValueError:
+        return None
+
+
+def _fail(
+    paths: RunPaths, events: EventLog, exc: BaseException, config: LoopConfig | None = None
+) -> RunResult:
     message = f"{type(exc).__name__}: {exc}"
     try:
         update_meta(paths, status="failed", finished_at=utc_now_iso(), error=message)
+        if config is not None:
+            free(paths, config)
     finally:
         events.emit("run_failed", error=message)
     return run_result(paths, "failed", error=message)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from codreamer.config import Settings
@@ -26,14 +25,25 @@ def new_local_run(
     paths = RunPaths.for_run(settings.runs_dir, run_id)
     if paths.dir.exists():
         raise RunStateError(f"run {run_id} already exists; resume it with --resume {run_id}")
-    feedback = settings.feedback_path
-    create_run(
-        paths,
-        store,
-        config,
-        request=request,
-        feedback_path=str(Path(feedback).resolve()) if feedback.exists() else None,
-    )
+    from codreamer.store.agents import AgentPaths, acquire, release
+    from codreamer.store.feedback import feedback_file
+
+    # Taken before anything is written: a second run on the agent is refused.
+    agent = AgentPaths(settings.results_dir, config.agent) if config.agent else None
+    if agent is not None:
+        acquire(agent, run_id, settings.runs_dir)
+    try:
+        create_run(
+            paths,
+            store,
+            config,
+            request=request,
+            feedback_path=str(feedback_file(settings.results_dir, config.agent).resolve()),
+        )
+    except BaseException:
+        if agent is not None:
+            release(agent, run_id)
+        raise
     return paths
 
 

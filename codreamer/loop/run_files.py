@@ -7,7 +7,9 @@ import json
 from typing import Any
 
 from codreamer.graph.store import GraphStore
+from codreamer.judge.feedback import email_key
 from codreamer.loop.config import LoopConfig
+from codreamer.models import FinalEmail
 from codreamer.store.files import read_json
 from codreamer.store.meta import new_run, read_meta
 from codreamer.store.paths import RunPaths
@@ -48,6 +50,8 @@ def read_status(paths: RunPaths) -> dict[str, Any]:
                 break
     config = LoopConfig.from_meta(meta)
     return {
+        "agent": config.agent,
+        "agent_version": getattr(meta, "agent_version", None),
         "run_id": meta.run_id,
         "status": meta.status,
         "created_at": meta.created_at,
@@ -56,8 +60,8 @@ def read_status(paths: RunPaths) -> dict[str, Any]:
         "finished_at": meta.finished_at,
         "progress": meta.progress,
         "metrics": meta.metrics,
-        "latest_email": latest,
-        "eval": read_json(paths.eval_report) if paths.eval_report.exists() else None,
+        "latest_email": with_email_keys(latest),
+        "eval": _eval_with_keys(paths),
         "error": meta.error,
         "config": {
             "iterations": config.iterations,
@@ -71,3 +75,29 @@ def read_status(paths: RunPaths) -> dict[str, Any]:
         "graph_hash": meta.graph_hash,
         "results_path": str(paths.dir),
     }
+
+
+def with_email_keys(record: dict[str, Any] | None) -> dict[str, Any] | None:
+    """An email record with the `email_key` of each email in it (the email itself, the
+    greedy one, each prospect's): feedback names an email by it."""
+    if record is None:
+        return None
+    out = dict(record)
+    if isinstance(out.get("email"), dict):
+        out["email_key"] = email_key(FinalEmail.model_validate(out["email"]))
+    if isinstance(out.get("greedy_email"), dict):
+        out["greedy_email"] = with_email_keys(out["greedy_email"])
+    if isinstance(out.get("per_prospect"), list):
+        out["per_prospect"] = [with_email_keys(p) for p in out["per_prospect"]]
+    return out
+
+
+def _eval_with_keys(paths: RunPaths) -> dict[str, Any] | None:
+    if not paths.eval_report.exists():
+        return None
+    report = read_json(paths.eval_report)
+    if isinstance(report.get("results"), list):
+        report["results"] = [
+            with_email_keys(r) if isinstance(r, dict) else r for r in report["results"]
+        ]
+    return report  # type: ignore[no-any-return]

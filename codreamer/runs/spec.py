@@ -51,6 +51,14 @@ PATIENCE_MEANING = (
 )
 
 
+AGENT_MEANING = (
+    "A named agent (1-64 letters, digits, '-' or '_'): the run starts from its latest "
+    "version (its policy, node scores and the judge refitted to its team's ratings) "
+    "and, on success, records the next version; a new name starts a new agent. One "
+    "run at a time continues an agent (409 while another does)."
+)
+
+
 class RunSpec(BaseModel):
     """The run settings, each declared once. Construct with `resolve`."""
 
@@ -93,6 +101,12 @@ class RunSpec(BaseModel):
         ge=0,
         le=50,
         description=PATIENCE_MEANING,
+    )
+    agent: str | None = Field(
+        None,
+        max_length=64,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$",
+        description=AGENT_MEANING,
     )
 
     @field_validator("trainer")
@@ -155,6 +169,7 @@ def build_loop_config(
     own_graph: bool,
     node_ids: Any,
     settings: Settings,
+    knobs: Mapping[str, Any] | None = None,
 ) -> LoopConfig:
     """The one way a run's config is built, for the API and the CLI alike: the spec
     resolved once, the scenarios planned (DESIGN §2) and their seed nodes checked
@@ -166,7 +181,7 @@ def build_loop_config(
     train, held_out = plan_scenarios(scenarios, samples, own_graph)
     for s in train + held_out:  # a missing seed node is named
         check_seed_nodes(node_ids, s)
-    return spec.loop_config(train, held_out)
+    return spec.loop_config(train, held_out, **dict(knobs or {}))
 
 
 def request_field(name: str, **extra: Any) -> Any:

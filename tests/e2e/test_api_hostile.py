@@ -156,7 +156,7 @@ def test_long_values_are_cut_in_errors(api: ApiServer) -> None:
 
 def test_feedback_refuses_unknown_fields_bounds_fields_and_parses_times(api: ApiServer) -> None:
     ok = {"type": "human_preference", "trajectory_id": "i1-greedy", "value": 0.5}
-    feedback = api.data / "feedback.jsonl"
+    feedback = api.results / "feedback" / "runs.jsonl"
     size = feedback.stat().st_size if feedback.exists() else 0
     bad: list[tuple[dict[str, Any], str]] = [
         ({**ok, "colour": "blue"}, "unknown field 'colour'"),

@@ -209,8 +209,10 @@ def test_feedback_scenarios_health_docs(api: ApiServer) -> None:
     }
     r = httpx.post(f"{api.url}/feedback", json=event, timeout=10)
     assert r.status_code == 201, r.text
-    rows = (api.data / "feedback.jsonl").read_text().splitlines()
+    # Kept in the results store, never in the tracked data/.
+    rows = (api.results / "feedback" / "runs.jsonl").read_text().splitlines()
     assert json.loads(rows[-1])["outcome"] == "replied"
+    assert (api.data / "feedback.jsonl").read_text() == ""
     bad = {**event, "outcome": "loved it"}
     assert httpx.post(f"{api.url}/feedback", json=bad, timeout=10).status_code == 422
     unknown = {**event, "run_id": "api-20990101-000000-abcdef"}

@@ -15,7 +15,17 @@ PACKAGE = REPO / "codreamer"
 
 # Lowest first. A module may import from its own layer and the layers below it.
 LAYERS: list[set[str]] = [
-    {"errors", "models", "config", "logs", "retry_after", "safe_json", "tracing", "preflight"},
+    {
+        "errors",
+        "models",
+        "config",
+        "logs",
+        "retry_after",
+        "safe_json",
+        "tracing",
+        "preflight",
+        "leads",
+    },
     {"graph", "llm", "store"},
     {"loaders"},
     {"agent"},
