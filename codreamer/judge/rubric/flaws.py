@@ -260,19 +260,41 @@ _THREAT = re.compile(
 )
 
 
+_TONES = (
+    ("insult", _INSULTS, 0.8),
+    ("threat", _THREAT, 0.8),
+    ("shaming", _SHAMING, 0.6),
+    ("passive-aggressive", _PASSIVE_AGGRESSIVE, 0.55),
+    ("condescending", _CONDESCENDING, 0.5),
+)
+# A learning policy and the oracle write the same sentences again and again (the same
+# facts in other frames): each sentence's tone is read once. The patterns never span
+# sentences, so reading sentence by sentence finds what reading the text would.
+_TONE_MEMO: dict[str, tuple[tuple[str, str], ...]] = {}
+_MEMO_MAX = 100_000
+
+
+def _tone_hits(sentence: str) -> tuple[tuple[str, str], ...]:
+    hit = _TONE_MEMO.get(sentence)
+    if hit is None:
+        low = sentence.lower()
+        hit = tuple((name, m.group(0)) for name, rx, _ in _TONES for m in rx.finditer(low))
+        if len(_TONE_MEMO) >= _MEMO_MAX:
+            _TONE_MEMO.clear()
+        _TONE_MEMO[sentence] = hit
+    return hit
+
+
 def tone(email: EmailText) -> tuple[float, str]:
-    text = f"{email.subject}\n{email.body}".lower()
-    found: list[tuple[str, float]] = []
-    for name, rx, cost in (
-        ("insult", _INSULTS, 0.8),
-        ("threat", _THREAT, 0.8),
-        ("shaming", _SHAMING, 0.6),
-        ("passive-aggressive", _PASSIVE_AGGRESSIVE, 0.55),
-        ("condescending", _CONDESCENDING, 0.5),
-    ):
-        hits = [m.group(0) for m in rx.finditer(text)]
-        if hits:
-            found.append((f"{name} {hits[0][:40]!r}", min(0.9, cost + 0.15 * (len(hits) - 1))))
+    hits: dict[str, list[str]] = {}
+    for text in (email.subject, *(s.text for s in email.sentences)):
+        for name, what in _tone_hits(text):
+            hits.setdefault(name, []).append(what)
+    found = [
+        (f"{name} {hits[name][0][:40]!r}", min(0.9, cost + 0.15 * (len(hits[name]) - 1)))
+        for name, _, cost in _TONES
+        if name in hits
+    ]
     return _score(found, "courteous")
 
 
@@ -327,33 +349,51 @@ _FRAGMENT_VERBLESS = re.compile(
 )
 
 
-def _sentence_problems(text: str, common: frozenset[str]) -> list[str]:
-    probs: list[str] = []
+# (problem, the capitalised word when the problem is a capital mid-sentence)
+_Problem = tuple[str, str | None]
+_PROBLEM_MEMO: dict[tuple[str, frozenset[str]], list[_Problem]] = {}
+
+
+def _sentence_problems(text: str, common: frozenset[str]) -> list[_Problem]:
+    """Memoised per sentence and graph vocabulary (a policy repeats its sentences; a
+    frozenset keeps its hash, so the key costs one string hash)."""
+    key = (text, common)
+    hit = _PROBLEM_MEMO.get(key)
+    if hit is None:
+        hit = _sentence_problems_of(text, common)
+        if len(_PROBLEM_MEMO) >= _MEMO_MAX:
+            _PROBLEM_MEMO.clear()
+        _PROBLEM_MEMO[key] = hit
+    return hit
+
+
+def _sentence_problems_of(text: str, common: frozenset[str]) -> list[_Problem]:
+    probs: list[_Problem] = []
     words = text.split()
     if not words:
         return probs
     first = words[0].lstrip("\"'(“‘")
     if first[:1].isalpha() and first[:1].islower():
-        probs.append(f"starts lower-case {text[:25]!r}")
+        probs.append((f"starts lower-case {text[:25]!r}", None))
     if (
         (m := _CAP_AFTER.search(text)) is not None
         and not _proper_noun(m.group(1), common)
         or (m := _CAP_AFTER_COLON_CLAUSE.search(text)) is not None
         and not _proper_noun(m.group(1), common)
     ):
-        probs.append(f"capital mid-sentence {m.group(0)[:30]!r}")
+        probs.append((f"capital mid-sentence {m.group(0)[:30]!r}", m.group(1).lower()))
     low = text.lower()
     if _DANGLING_END.search(low) and len(words) > 2:
-        probs.append(f"ends on a connector {text[-25:]!r}")
+        probs.append((f"ends on a connector {text[-25:]!r}", None))
     if len(words) > _RUN_ON_WORDS:
-        probs.append(f"run-on ({len(words)} words)")
+        probs.append((f"run-on ({len(words)} words)", None))
     for m in _AGREEMENT.finditer(low):
         span = text[m.start() : m.end()]
         if _MODAL_OK.match(span) or _ARTICLE_OK.match(span):
             continue
         if span[:3].lower() == "an " and span[3:].split()[0].isupper():
             continue  # "an SLA", "an MRI": a letter name that starts with a vowel sound
-        probs.append(f"ungrammatical {span[:25]!r}")
+        probs.append((f"ungrammatical {span[:25]!r}", None))
         break
     return probs
 
@@ -516,13 +556,16 @@ def lower_words(text: str) -> frozenset[str]:
 def grammar(email: EmailText, common: frozenset[str] = frozenset()) -> tuple[float, str]:
     """Problems per prose sentence; a sentence counts once. `common`: words the graph
     writes in lower case."""
-    common = common | lower_words(email.body)
+    in_body = lower_words(email.body)
     prose = email.prose
     if not prose:
         return (1.0, "no prose") if not email.tokens else (0.3, "no sentences")
     bad: list[str] = []
     for s in prose:
-        probs = _sentence_problems(s.text.strip(), common)
+        # A capitalised word this very email writes in lower case elsewhere is a
+        # common word, not a name: read against the email as well as the graph.
+        probs = [p for p, word in _sentence_problems(s.text.strip(), common)
+                 if word is None or word not in in_body]  # fmt: skip
         # A prose line with no end mark, unless it is the last line before a sign-off.
         unended = s.text.strip()[-1:] not in ".!?:)\"'”" and len(s.tokens) > 3
         if not probs and unended and s is not prose[-1]:
