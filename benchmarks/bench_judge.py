@@ -172,6 +172,7 @@ def graded(graph_ids: list[str], show: bool = False) -> dict:
                 "n": len(v),
                 "mean_grade": round(statistics.fmean(g for _, g in v), 3),
                 "mean_score": round(statistics.fmean(s for s, _ in v), 3),
+                "spearman": round(spearman([s for s, _ in v], [g for _, g in v]), 4),
             }
             for k, v in sorted(by_source.items())
         },  # fmt: skip
