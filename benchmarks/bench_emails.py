@@ -14,7 +14,8 @@ Reported, as JSON:
   what remains is the writer's own wording;
 * copied: the share of each body (greeting and signature excluded) copied verbatim
   from the graph's node text or rationales, as spans of 8 or more words;
-* broken sentences, by the writer's final-check detector;
+* broken sentences, by the writer's final-check detector and by the judge's grammar
+  criterion (emails it finds a broken sentence in, with its reason);
 * length in words, and the rubric judge's score.
 """
 
@@ -111,6 +112,12 @@ def emails_for(
     return out
 
 
+def _judged(judge: RubricJudge, email: Any, sc: Any) -> dict[str, Any]:
+    j = judge.judge(email, sc)
+    g = j.criteria["grammar"]
+    return {"score": j.total, "grammar": g.score, "grammar_why": g.reason}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", type=Path, default=REPO / "benchmarks" / "data" / "graded")
@@ -156,7 +163,7 @@ def main() -> None:
                     "copied": copied_share(mid, source),
                     "broken": broken_sentences(email.body, vocab.proper),
                     "words": len(email.body.split()),
-                    "score": judge.judge(email, sc).total,
+                    **_judged(judge, email, sc),
                 }
             )
     n = len(rows)
@@ -196,6 +203,8 @@ def main() -> None:
                 "share_over_0.30": round(sum(c > 0.30 for c in copied) / n, 3) if n else 0.0,
             },
             "broken_sentences": len(broken),
+            "judge_grammar_broken": sum(1 for r in rows if r["grammar"] < 1.0),
+            "judge_grammar_examples": [r["grammar_why"] for r in rows if r["grammar"] < 1.0][:10],
             "broken_examples": [
                 {"graph": g, "scenario": s, "sentence": t, "why": w} for g, s, t, w in broken[:10]
             ],
