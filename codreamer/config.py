@@ -69,6 +69,8 @@ class Settings(BaseSettings):
     )
     depth: int | None = Field(None, validation_alias=AliasChoices("DEPTH", "CODREAMER_DEPTH"))
     run_id: str | None = Field(None, validation_alias="RUN_ID")
+    # Tests only: a Unix socket every run event waits on (codreamer/loop/gate.py).
+    test_event_gate: Path | None = Field(None, validation_alias="CODREAMER_TEST_EVENT_GATE")
 
     # API.
     api_host: str = Field("127.0.0.1", validation_alias="CODREAMER_API_HOST")

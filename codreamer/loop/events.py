@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from codreamer.loop.artifacts import append_jsonl, read_jsonl, repair_jsonl
+from codreamer.loop.gate import EventGate
 from codreamer.models import utc_now_iso
 
 EventListener = Callable[[dict[str, Any]], None]
@@ -23,6 +24,8 @@ class EventLog:
     def __init__(self, path: Any, listener: EventListener | None = None) -> None:
         self.path = path
         self.listener = listener
+        # A test hook (codreamer/loop/gate.py): None outside tests.
+        self.gate: EventGate | None = None
         # The webhook sender's thread appends too; one lock keeps `seq` in step
         # with the line numbers.
         self._lock = threading.Lock()
@@ -34,6 +37,8 @@ class EventLog:
             self._seq += 1
             event = {"seq": self._seq, "type": type_, "at": utc_now_iso(), **data}
             append_jsonl(self.path, event)
+        if self.gate is not None:
+            self.gate.passes(event)
         if self.listener is not None:
             with contextlib.suppress(Exception):  # a listener's bug must never stop a run
                 self.listener(event)
