@@ -162,7 +162,13 @@ class Settings(BaseSettings):
     openai_base_url: str | None = Field(None, validation_alias="OPENAI_BASE_URL")
     openai_model: str = Field("gpt-4o-mini", validation_alias="CODREAMER_OPENAI_MODEL")
     judge_model: str | None = Field(None, validation_alias="CODREAMER_JUDGE_MODEL")
+    # A request's read timeout: CODREAMER_LLM_TIMEOUT, plus CODREAMER_LLM_TIMEOUT_PER_TOKEN
+    # for each token of its prompt (estimated) and of its max_tokens. 0.2 s a token
+    # allows for a small model on a busy 2-core CPU (measured 6-25 tokens/s here).
     llm_timeout_s: float = Field(60.0, validation_alias="CODREAMER_LLM_TIMEOUT")
+    llm_timeout_per_token_s: float = Field(
+        0.2, ge=0.0, le=60.0, validation_alias="CODREAMER_LLM_TIMEOUT_PER_TOKEN"
+    )
     llm_max_retries: int = Field(3, validation_alias="CODREAMER_LLM_MAX_RETRIES")
     llm_concurrency: int = Field(4, validation_alias="CODREAMER_LLM_CONCURRENCY")
     # Sampling temperature of the openai/art policies' non-greedy rollouts (greedy uses 0).
