@@ -166,6 +166,15 @@ class Receiver:
                 raise AssertionError(f"receiver got {len(self.received)} requests, wanted {n}")
             return got()
 
+    def wait_until(
+        self, pred: Callable[[list[Received]], bool], timeout: float = 30.0
+    ) -> list[Received]:
+        """Wait (woken by each request recorded) until `pred(every request so far)`."""
+        with self._lock:
+            if not self._lock.wait_for(lambda: pred(self.received), timeout):
+                raise AssertionError(f"not within {timeout}s: {len(self.received)} requests")
+            return list(self.received)
+
     def settle(self, timeout: float = 30.0) -> None:
         """Once every sender has stopped: return when every request they started has
         been answered and recorded. A request of our own goes through the same listen
