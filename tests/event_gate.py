@@ -26,7 +26,12 @@ class Held:
     pid: int
     event: dict[str, Any]
     _conn: socket.socket = field(repr=False)
+    # Set when the run's connection closes: the process has exited (or was killed).
+    gone: threading.Event = field(default_factory=threading.Event, repr=False)
     released: bool = False
+
+    def wait_gone(self, timeout: float = 30.0) -> None:
+        assert self.gone.wait(timeout), f"pid {self.pid} still running after {timeout}s"
 
     def release(self) -> None:
         if self.released:
@@ -110,10 +115,11 @@ class EventGate:
 
     def _serve(self, conn: socket.socket) -> None:
         # A run killed at the gate resets its connection: that ends this thread.
+        gone = threading.Event()
         with conn, conn.makefile("rb") as lines, contextlib.suppress(OSError):
             for line in lines:
                 msg = json.loads(line)
-                held = Held(msg["run_id"], msg["pid"], msg["event"], conn)
+                held = Held(msg["run_id"], msg["pid"], msg["event"], conn, gone)
                 with self._lock:
                     self.seen.append((held.run_id, held.event))
                     hold = self._pred is not None and self._pred(held.run_id, held.event)
@@ -123,3 +129,4 @@ class EventGate:
                     self._held.put(held)
                 else:
                     held.release()
+        gone.set()
