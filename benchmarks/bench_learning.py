@@ -56,12 +56,12 @@ from codreamer.graph.scores import NodeScores
 from codreamer.graph.store import GraphStore
 from codreamer.judge.base import RubricGroupJudge
 from codreamer.loaders import load_scenarios
-from codreamer.loop.artifacts import read_json
 from codreamer.loop.evaluate import evaluate
 from codreamer.loop.learn_loop import run_learn_loop
 from codreamer.loop.local import new_local_run
 from codreamer.models import CUSTOMER_JOB, Scenario
 from codreamer.runs.spec import RunSpec
+from codreamer.store.files import read_json
 from codreamer.train.oracle import oracle
 
 PROSPECTS = REPO / "benchmarks" / "prospects"

@@ -86,10 +86,10 @@ def decode_speed(url: str, n: int = 3) -> dict[str, float]:
 def run_arm(
     settings: Any, store: Any, trainer: str, seed: int, args: argparse.Namespace, split: Any
 ) -> dict[str, Any]:
-    from codreamer.loop.artifacts import read_json, read_jsonl
     from codreamer.loop.learn_loop import run_learn_loop
     from codreamer.loop.local import new_local_run
     from codreamer.runs.spec import RunSpec
+    from codreamer.store.files import read_json, read_jsonl
 
     train, held = split
     spec = RunSpec.model_validate(

@@ -18,10 +18,10 @@ from _common import REPO, emit, generated_graph
 from codreamer.config import Settings
 from codreamer.graph.store import GraphStore
 from codreamer.loaders import load_scenarios
-from codreamer.loop.artifacts import read_jsonl
 from codreamer.loop.learn_loop import run_learn_loop
 from codreamer.loop.local import new_local_run
 from codreamer.runs.spec import RunSpec
+from codreamer.store.files import read_jsonl
 
 
 def main() -> None:

@@ -32,8 +32,8 @@ sys.path.insert(0, str(REPO))
 from fastapi import FastAPI, Request, Response  # noqa: E402
 
 from codreamer.config import Settings  # noqa: E402
-from codreamer.loop.artifacts import RunPaths  # noqa: E402
 from codreamer.models import FinalEmail, WebhookPayload  # noqa: E402
+from codreamer.store.paths import RunPaths  # noqa: E402
 from codreamer.webhooks.claims import FileClaims  # noqa: E402
 from codreamer.webhooks.dispatcher import Dispatcher  # noqa: E402
 from codreamer.webhooks.outbox import Outbox  # noqa: E402

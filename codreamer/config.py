@@ -1,4 +1,6 @@
-"""Settings: the one place that reads the environment (and `.env`)."""
+"""Settings: the one place that reads the environment (and `.env`), and the typed
+slices of it each component is handed (DESIGN §9): `settings.webhooks`,
+`settings.llm`, `settings.cluster`, `settings.logging`."""
 
 from __future__ import annotations
 
@@ -6,7 +8,15 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field, field_validator
+from pydantic import (
+    AliasChoices,
+    AnyHttpUrl,
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    field_validator,
+)
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from codreamer.models import Sender
@@ -30,6 +40,73 @@ def parse_schedule(text: str) -> tuple[float, ...]:
     if len(delays) > MAX_WEBHOOK_ATTEMPTS:
         raise ValueError(f"at most {MAX_WEBHOOK_ATTEMPTS} attempts, got {len(delays)}")
     return delays
+
+
+_HTTP_URL: TypeAdapter[AnyHttpUrl] = TypeAdapter(AnyHttpUrl)
+
+
+def check_http_url(text: str) -> str:
+    """The text, unchanged, if it is an http:// or https:// URL; ValueError otherwise
+    (the text kept as given: a parsed URL would gain a trailing slash)."""
+    if not str(text).startswith(("http://", "https://")):
+        raise ValueError(f"must start with http:// or https://, got {str(text)[:200]!r}")
+    _HTTP_URL.validate_python(text)
+    return text
+
+
+class WebhookSettings(BaseModel):
+    """Where and how webhooks are delivered (DESIGN §7)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    url: AnyHttpUrl | None = Field(None, description="FRONTEND_URL: the receiver.")
+    secret: str | None = Field(None, repr=False)
+    timeout_s: float = 5.0
+    schedule: tuple[float, ...] = Field(description="Delays before each attempt, parsed once.")
+    drain_timeout_s: float = 15.0
+
+
+class LLMSettings(BaseModel):
+    """The OpenAI-compatible endpoints of the LLM policies and judges (DESIGN §3, §4)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    api_key: str | None = Field(None, repr=False)
+    base_url: str | None = None
+    model: str = "gpt-4o-mini"
+    judge_model: str | None = None
+    judge_base_url: str | None = None
+    judge_api_key: str | None = Field(None, repr=False)
+    timeout_s: float = 60.0
+    timeout_per_token_s: float = 0.2
+    max_retries: int = 3
+    concurrency: int = 4
+    temperature: float = 1.0
+    logprobs: bool = True
+    max_tokens: int = 1024
+    judge_max_tokens: int = 1024
+
+
+class ClusterSettings(BaseModel):
+    """Celery mode (DESIGN §6): the broker, the queues, the run leases."""
+
+    model_config = ConfigDict(frozen=True)
+
+    broker_url: str | None = Field(None, repr=False)
+    queue: str = "codreamer"
+    gpu_queue: str = "codreamer-gpu"
+    webhook_queue: str = "codreamer-webhooks"
+    run_lease_ttl_s: float = 15.0
+    visibility_timeout_s: int = 3600
+
+
+class LoggingSettings(BaseModel):
+    """The log level and format of every entry point."""
+
+    model_config = ConfigDict(frozen=True)
+
+    level: str = "INFO"
+    json_lines: bool = False
 
 
 PolicyName = Literal["embedded", "openai", "art"]
@@ -69,7 +146,7 @@ class Settings(BaseSettings):
     )
     depth: int | None = Field(None, validation_alias=AliasChoices("DEPTH", "CODREAMER_DEPTH"))
     run_id: str | None = Field(None, validation_alias="RUN_ID")
-    # Tests only: a Unix socket every run event waits on (codreamer/loop/gate.py).
+    # Tests only: a Unix socket every run event waits on (codreamer/store/gate.py).
     test_event_gate: Path | None = Field(None, validation_alias="CODREAMER_TEST_EVENT_GATE")
 
     # API.
@@ -199,11 +276,72 @@ class Settings(BaseSettings):
     wandb_api_key: str | None = Field(None, validation_alias="WANDB_API_KEY")
     weave_project: str | None = Field(None, validation_alias="WEAVE_PROJECT")
 
+    # Logging (loguru; the stdlib loggers of uvicorn, Celery and httpx routed into it).
+    log_level: Literal["TRACE", "DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = Field(
+        "INFO", validation_alias="CODREAMER_LOG_LEVEL"
+    )
+    # One JSON object a line (for a log collector) instead of text.
+    log_json: bool = Field(False, validation_alias="CODREAMER_LOG_JSON")
+
     @field_validator("webhook_schedule")
     @classmethod
     def _check_schedule(cls, value: str) -> str:
         parse_schedule(value)
         return value
+
+    @field_validator("frontend_url")
+    @classmethod
+    def _check_frontend_url(cls, value: str | None) -> str | None:
+        return None if value is None else check_http_url(value)
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper_level(cls, value: object) -> object:
+        return value.upper() if isinstance(value, str) else value
+
+    @property
+    def webhooks(self) -> WebhookSettings:
+        return WebhookSettings(
+            url=self.frontend_url,  # type: ignore[arg-type]  # validated above
+            secret=self.webhook_secret,
+            timeout_s=self.webhook_timeout_s,
+            schedule=parse_schedule(self.webhook_schedule),
+            drain_timeout_s=self.webhook_drain_timeout_s,
+        )
+
+    @property
+    def llm(self) -> LLMSettings:
+        return LLMSettings(
+            api_key=self.openai_api_key,
+            base_url=self.openai_base_url,
+            model=self.openai_model,
+            judge_model=self.judge_model,
+            judge_base_url=self.judge_base_url,
+            judge_api_key=self.judge_api_key,
+            timeout_s=self.llm_timeout_s,
+            timeout_per_token_s=self.llm_timeout_per_token_s,
+            max_retries=self.llm_max_retries,
+            concurrency=self.llm_concurrency,
+            temperature=self.llm_temperature,
+            logprobs=self.llm_logprobs,
+            max_tokens=self.llm_max_tokens,
+            judge_max_tokens=self.judge_max_tokens,
+        )
+
+    @property
+    def cluster(self) -> ClusterSettings:
+        return ClusterSettings(
+            broker_url=self.broker_url,
+            queue=self.celery_queue,
+            gpu_queue=self.celery_gpu_queue,
+            webhook_queue=self.celery_webhook_queue,
+            run_lease_ttl_s=self.run_lease_ttl_s,
+            visibility_timeout_s=self.celery_visibility_timeout_s,
+        )
+
+    @property
+    def logging(self) -> LoggingSettings:
+        return LoggingSettings(level=self.log_level, json_lines=self.log_json)
 
     @property
     def sender(self) -> Sender:

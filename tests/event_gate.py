@@ -1,4 +1,4 @@
-"""The test side of codreamer/loop/gate.py: a Unix socket that every event of a run
+"""The test side of codreamer/store/gate.py: a Unix socket that every event of a run
 (started with `gate.env`) passes through. A test decides, per event, whether the run
 goes on at once or is held there until the test releases it, and waits for held
 events on a queue: runs are stopped, killed or interrupted at an exact event, never

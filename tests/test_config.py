@@ -55,3 +55,27 @@ def test_data_dir_defaults_to_the_checkout(monkeypatch: pytest.MonkeyPatch, tmp_
     monkeypatch.delenv("CODREAMER_DATA_DIR", raising=False)
     monkeypatch.chdir(tmp_path)  # wherever the command runs from
     assert (Settings().data_dir / "graph.json").is_file()
+
+
+def test_frontend_url_must_be_an_http_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FRONTEND_URL", "ftp://example.test/hook")
+    with pytest.raises(ValueError, match="http:// or https://"):
+        Settings(_env_file=None)
+    monkeypatch.setenv("FRONTEND_URL", "http://127.0.0.1:3000")
+    settings = Settings(_env_file=None)
+    assert settings.frontend_url == "http://127.0.0.1:3000"  # as given, no slash added
+    assert str(settings.webhooks.url).startswith("http://127.0.0.1:3000")
+
+
+def test_slices_carry_their_part_of_the_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CODREAMER_WEBHOOK_SCHEDULE", "0, 1.5,3")
+    monkeypatch.setenv("CODREAMER_LOG_LEVEL", "debug")
+    monkeypatch.setenv("CODREAMER_BROKER_URL", "redis://127.0.0.1:1/0")
+    settings = Settings(_env_file=None)
+    assert settings.webhooks.schedule == (0.0, 1.5, 3.0)
+    assert settings.logging.level == "DEBUG" and not settings.logging.json_lines
+    assert settings.cluster.broker_url == "redis://127.0.0.1:1/0"
+    assert settings.llm.model == settings.openai_model
+    monkeypatch.setenv("CODREAMER_LOG_LEVEL", "loud")
+    with pytest.raises(ValueError, match="CODREAMER_LOG_LEVEL"):
+        Settings(_env_file=None)

@@ -119,9 +119,12 @@ def test_the_sender_reaches_the_judge_in_a_run(tmp_path: Path) -> None:
 
 
 def test_the_sender_reaches_the_judge_command(tmp_path: Path) -> None:
+    body = (
+        "Hi Priya,\n\nFrostline alerts dispatch the moment a load drifts.\n\n"
+        "Would you be open to a 20-minute call?\n\nBest,\nPriya Natarajan"
+    )
     email = {"subject": "Reefer alerts", "citations": ["Customer Job", "Product Feature"],
-             "body": "Hi Priya,\n\nFrostline alerts dispatch the moment a load drifts.\n\n"
-                     "Would you be open to a 20-minute call?\n\nBest,\nPriya Natarajan"}  # fmt: skip
+             "body": body}  # fmt: skip
     (tmp_path / "e.jsonl").write_text(json.dumps(email) + "\n")
 
     def reason(*extra: str) -> str:

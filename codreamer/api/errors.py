@@ -39,7 +39,7 @@ from codreamer.errors import (
     TooManyStreamsError,
     UnsupportedMediaTypeError,
 )
-from codreamer.loop.storage import storage_error
+from codreamer.store.storage import storage_error
 
 MAX_PROBLEMS_SHOWN = 20
 UNION_BRANCHES = frozenset({"str", "Scenario", "ScenarioIn", "int", "list[any]"})

@@ -6,7 +6,7 @@ pool and the event loop stays free for SSE streams and health checks.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.responses import JSONResponse
@@ -33,10 +33,12 @@ from codreamer.api.stream import SlotStream, StreamSlots, event_stream, parse_la
 from codreamer.config import Settings
 from codreamer.errors import BrokerUnavailableError, RunNotFoundError, StorageError
 from codreamer.judge.feedback import FeedbackPost
-from codreamer.loop.artifacts import RunPaths, append_jsonl
 from codreamer.loop.scenarios import describe
-from codreamer.loop.storage import check_writable
 from codreamer.runs.executors import Executor
+from codreamer.store.files import append_jsonl
+from codreamer.store.paths import RunPaths
+from codreamer.store.status import RunStatus as RunStatusName
+from codreamer.store.storage import check_writable
 from codreamer.webhooks.envelope import max_payload_bytes
 
 # Declared for the OpenAPI page (its Authorize button); require_key does the check.
@@ -116,8 +118,7 @@ def learn_loop(request: Request, body: LearnLoopRequest | None = None) -> RunAcc
 def list_runs(
     request: Request,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    status: Literal["queued", "running", "succeeded", "failed", "cancelled", "interrupted"]
-    | None = None,
+    status: RunStatusName | None = None,
 ) -> RunList:
     runs = service.list_runs(_settings(request), limit, status)
     for r in runs:

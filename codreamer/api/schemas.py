@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, WithJsonSchema
 from codreamer.config import JudgeName, PolicyName
 from codreamer.models import Scenario, Sender
 from codreamer.runs.spec import TrainerName, request_field
+from codreamer.store.status import RunStatus as RunStatusName
 
 # Bounds and meanings come from the one declaration of each run setting (RunSpec),
 # so the schema documents them and a bad value is rejected naming its field.
@@ -167,7 +168,7 @@ class RunStatus(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     run_id: str
-    status: Literal["queued", "running", "succeeded", "failed", "cancelled", "interrupted"]
+    status: RunStatusName
     progress: dict[str, Any] = Field(default_factory=dict)
     metrics: dict[str, Any] = Field(default_factory=dict)
     latest_email: dict[str, Any] | None = None

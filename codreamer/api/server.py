@@ -5,6 +5,7 @@ imports the dashboard."""
 from __future__ import annotations
 
 from codreamer.config import get_settings
+from codreamer.logs import configure_logging
 
 # Open SSE streams must not hold a shutdown hostage.
 GRACEFUL_SHUTDOWN_S = 3
@@ -23,11 +24,13 @@ def serve_api(*, host: str | None = None, port: int | None = None, log_level: st
     settings = get_settings()
     if host:  # a bind address given on the command line is a name this API answers to
         settings = settings.model_copy(update={"api_host": host})
+    configure_logging(settings.logging)
     uvicorn.run(
         create_app(settings),
         host=host or settings.api_host,
         port=port or settings.api_port,
         log_level=log_level,
+        log_config=None,  # uvicorn's loggers go to loguru (codreamer/logs.py)
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
         **server_options(settings),
     )

@@ -17,12 +17,15 @@ from codreamer.errors import ScenarioError
 from codreamer.graph.schema import parse_graph
 from codreamer.graph.scores import NodeScores
 from codreamer.graph.store import GraphStore
-from codreamer.loop.artifacts import RUN_ID_RE, RunPaths, new_run_id, read_json
 from codreamer.loop.config import LoopConfig
-from codreamer.loop.status import read_meta
-from codreamer.loop.storage import check_room, check_writable, estimate_run_bytes, storage_error
+from codreamer.loop.run_files import create_run, read_status
 from codreamer.models import Scenario
 from codreamer.runs.executors import Executor
+from codreamer.store.files import read_json
+from codreamer.store.meta import read_meta
+from codreamer.store.paths import RunPaths, new_run_id
+from codreamer.store.run_list import iter_runs
+from codreamer.store.storage import check_room, check_writable, estimate_run_bytes, storage_error
 from codreamer.webhooks.outbox import read_outbox, summarize
 
 # The request fields that are run settings (codreamer.runs.spec.RunSpec).
@@ -121,8 +124,6 @@ def start_run(
     """Validate everything, then create and queue the run. Nothing touches the disk
     unless the request is valid, the store is usable, has room, and the queue has room.
     Returns the run's paths, queue position, config and estimated disk use."""
-    from codreamer.loop.status import create_run
-
     if req.graph is not None:
         store = GraphStore(parse_graph(req.graph, max_nodes=settings.max_graph_nodes))
     else:
@@ -179,7 +180,6 @@ def webhook_summary(paths: RunPaths) -> dict[str, Any]:
 
 
 def run_status(paths: RunPaths, manager: Executor) -> dict[str, Any]:
-    from codreamer.loop.status import read_status
 
     status = read_status(paths)
     status["queue_position"] = manager.queue_position(paths.run_id)
@@ -221,24 +221,8 @@ def run_graph(paths: RunPaths) -> dict[str, Any]:
 
 
 def list_runs(settings: Settings, limit: int, status: str | None = None) -> list[dict[str, Any]]:
-    runs_dir = settings.runs_dir
-    if not runs_dir.is_dir():
-        return []
-    # Newest first by the id's timestamp (run- and api- ids interleave by time).
-    names = sorted(
-        (d.name for d in runs_dir.iterdir() if RUN_ID_RE.fullmatch(d.name)),
-        key=lambda n: (n[4:], n),
-        reverse=True,
-    )
     out: list[dict[str, Any]] = []
-    for name in names:
-        paths = RunPaths(runs_dir / name)
-        try:
-            meta = read_meta(paths)
-        except (OSError, ValueError):
-            continue  # being created, or not a run
-        if status is not None and meta.status != status:
-            continue
+    for name, meta in iter_runs(settings.runs_dir, status):
         out.append(
             {
                 "run_id": name,

@@ -21,11 +21,11 @@ from sse_starlette import EventSourceResponse
 from starlette.types import Receive, Scope, Send
 
 from codreamer.errors import InvalidHeaderError, TooManyStreamsError
-from codreamer.loop.artifacts import RunPaths
-from codreamer.loop.status import read_meta
+from codreamer.store.meta import read_meta
+from codreamer.store.paths import RunPaths
+from codreamer.store.status import ENDED_STATUSES
 
 POLL_S = 0.2
-END_STATUSES = frozenset({"succeeded", "failed", "cancelled", "interrupted"})
 
 
 def _status(paths: RunPaths) -> str | None:
@@ -77,7 +77,7 @@ async def event_stream(paths: RunPaths, last_event_id: int = 0) -> AsyncIterator
             except (ValueError, AttributeError):
                 continue
             yield {"id": str(line_no), "event": kind, "data": line}
-        if status in END_STATUSES:
+        if status in ENDED_STATUSES:
             yield {"event": "end", "data": json.dumps({"status": status})}
             return
         await asyncio.sleep(POLL_S)

@@ -20,7 +20,7 @@ RunArg = Annotated[str, typer.Argument(help="The run id (run-YYYYMMDD-HHMMSS-xxx
 def _paths(run_id: str):  # type: ignore[no-untyped-def]
     from codreamer.config import get_settings
     from codreamer.errors import RunNotFoundError
-    from codreamer.loop.artifacts import RunPaths
+    from codreamer.store.paths import RunPaths
 
     settings = get_settings()
     paths = RunPaths.for_run(settings.runs_dir, run_id)

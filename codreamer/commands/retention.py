@@ -35,11 +35,15 @@ def runs_prune_cmd(
     """Remove runs that ended (succeeded, failed, cancelled, interrupted) longer ago than
     --older-than days; queued and running runs are never touched."""
     from codreamer.config import get_settings
-    from codreamer.runs.retention import prune
+    from codreamer.runs.process import is_run_alive
+    from codreamer.store.retention import prune
 
     settings = get_settings()
     days = older_than if older_than is not None else settings.retention_days
     if days is None:
         raise fail("say how old: --older-than DAYS, or set CODREAMER_RETENTION_DAYS", 2)
-    report = prune(settings.results_dir, days, keep_agents=keep_agents, dry_run=dry_run)
+    report = prune(
+        settings.results_dir, days, keep_agents=keep_agents, dry_run=dry_run,
+        is_run_alive=is_run_alive,
+    )  # fmt: skip
     typer.echo(json.dumps({"older_than_days": days, "dry_run": dry_run, **report.as_dict()}))

@@ -12,11 +12,13 @@ from typing import Any
 
 from codreamer.config import Settings, get_settings
 from codreamer.errors import CoDreamerError, OracleTooLargeError
-from codreamer.loop.artifacts import RunPaths, read_json
+from codreamer.logs import configure_logging
 from codreamer.loop.config import LoopConfig
 from codreamer.loop.evaluate import EvalReport
-from codreamer.loop.events import EventLog
-from codreamer.loop.status import read_meta, update_meta
+from codreamer.store.events import EventLog
+from codreamer.store.files import read_json
+from codreamer.store.meta import read_meta, update_meta
+from codreamer.store.paths import RunPaths
 
 SUMMARY_ORACLE_MAX_EMAILS = 3_000
 
@@ -90,6 +92,11 @@ def run_from_cli(req: LoopRequest, *, json_out: bool, with_oracle: bool = False)
     from codreamer.runs.process import run_lock
 
     settings = get_settings()
+    log_settings = settings.logging
+    if "log_level" not in settings.model_fields_set:
+        # The progress display tells the run's steps; lines only for what goes wrong.
+        log_settings = log_settings.model_copy(update={"level": "WARNING"})
+    configure_logging(log_settings)
     try:
         if req.resume:
             given = [
@@ -141,7 +148,7 @@ def run_from_cli(req: LoopRequest, *, json_out: bool, with_oracle: bool = False)
         _error_line(f"cannot create the run: {exc.strerror or exc}: {exc.filename or ''}")
         return 2
 
-    config = read_meta(paths).loop_config()
+    config = LoopConfig.from_meta(read_meta(paths))
     events = EventLog(paths.events)
     show_bars = not json_out and sys.stderr.isatty()
     # Even without FRONTEND_URL every payload is recorded (as skipped) in
@@ -154,7 +161,7 @@ def run_from_cli(req: LoopRequest, *, json_out: bool, with_oracle: bool = False)
             if show_bars:
                 from rich.console import Console  # Rich only when a person watches
 
-                from codreamer.loop.progress import LoopProgress
+                from codreamer.commands.progress import LoopProgress
 
                 start = max(0, last_complete_iteration(paths, config.iterations))
                 console = Console(stderr=True)
@@ -182,7 +189,7 @@ def run_from_cli(req: LoopRequest, *, json_out: bool, with_oracle: bool = False)
     else:
         from rich.console import Console
 
-        from codreamer.loop.progress import print_summary
+        from codreamer.commands.progress import print_summary
 
         print_summary(Console(), summary)
     if result.status != "succeeded":
@@ -287,7 +294,7 @@ def evaluate_run(run_id: str, scenario_args: list[str]) -> EvalReport:
     paths = RunPaths.for_run(settings.runs_dir, run_id)
     if not paths.meta.exists():
         raise RunNotFoundError(run_id)
-    config = read_meta(paths).loop_config()
+    config = LoopConfig.from_meta(read_meta(paths))
     store = GraphStore(parse_graph(read_json(paths.graph)))
     k = last_complete_iteration(paths, config.iterations)
     if k < 0:

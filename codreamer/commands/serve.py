@@ -5,13 +5,13 @@ import the dashboard (DESIGN §1, §10): they deploy separately and talk over HT
 from __future__ import annotations
 
 import asyncio
-import os
 import secrets
 import signal
 from typing import Any
 
 from codreamer.api.server import GRACEFUL_SHUTDOWN_S, client_host
 from codreamer.config import Settings, get_settings
+from codreamer.logs import configure_logging
 
 
 class DashboardMissing(RuntimeError):
@@ -41,6 +41,7 @@ def serve_both(
         ) from exc
 
     settings: Settings = get_settings().model_copy()
+    configure_logging(settings.logging)
     api_host, api_port = host or settings.api_host, port or settings.api_port
     settings.api_host = api_host
     web_settings = WebSettings()
@@ -52,10 +53,11 @@ def serve_both(
         web_settings.api_url = f"http://{client_host(api_host)}:{api_port}"
     if web_settings.auth_required and not (settings.webhook_secret or web_settings.webhook_secret):
         # A dashboard behind a password takes only signed webhooks; the two servers
-        # started together share a secret made for this process pair.
+        # started together share a secret made for this process pair. Run processes
+        # get it in the Settings they are handed (runs/process.py), never through
+        # os.environ (DESIGN §9).
         secret = secrets.token_urlsafe(32)
         settings.webhook_secret = web_settings.webhook_secret = secret
-        os.environ["CODREAMER_WEBHOOK_SECRET"] = secret  # runs in child processes too
 
     configs = [
         uvicorn.Config(
@@ -63,6 +65,7 @@ def serve_both(
             host=api_host,
             port=api_port,
             log_level=log_level,
+            log_config=None,  # uvicorn's loggers go to loguru (codreamer/logs.py)
             timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
             **server_options(settings),
         ),
@@ -71,6 +74,7 @@ def serve_both(
             host=w_host,
             port=w_port,
             log_level=log_level,
+            log_config=None,  # uvicorn's loggers go to loguru (codreamer/logs.py)
             timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
             **web_server_options(web_settings),
         ),

@@ -45,9 +45,11 @@ def webhooks_dispatch_cmd(
     import time
 
     from codreamer.config import get_settings
+    from codreamer.logs import configure_logging
     from codreamer.webhooks.dispatcher import Dispatcher
 
     settings = get_settings()
+    configure_logging(settings.logging)
     target = _check_url(url or settings.frontend_url)
     dispatcher = Dispatcher.for_store(
         settings.runs_dir, settings, url=target, claims=_claims(settings)
@@ -75,7 +77,7 @@ def webhooks_redeliver_cmd(
     that no receiver has acknowledged (given up, skipped, or still pending)."""
     from codreamer.config import get_settings
     from codreamer.errors import CoDreamerError
-    from codreamer.loop.artifacts import RunPaths
+    from codreamer.store.paths import RunPaths
     from codreamer.webhooks.redeliver import redeliver
 
     settings = get_settings()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
+from codreamer.errors import ConfigError
 from codreamer.models import FinalEmail, Judgement, Scenario, Sender
 
 if TYPE_CHECKING:
@@ -68,15 +69,18 @@ def _scenario_key(scenario: Scenario) -> str:
 
 
 def make_judge(name: str, store: GraphStore | None, settings: Settings | None = None) -> GroupJudge:
-    """Build the named judge; LLM-backed ones are imported only when chosen."""
+    """Build the named judge; LLM-backed ones are imported only when chosen, and need
+    the settings (their endpoint and model) handed in."""
     if name == "rubric":
         return RubricGroupJudge(store)
+    if name not in ("llm", "ruler"):
+        raise ValueError(f"unknown judge {name!r}: choose rubric, llm or ruler")
+    if settings is None:
+        raise ConfigError(f"judge {name} needs the settings (its endpoint and model)")
     if name == "llm":
         from codreamer.judge.llm import LLMJudge
 
         return LLMJudge.from_settings(store, settings)
-    if name == "ruler":
-        from codreamer.judge.ruler import RulerJudge
+    from codreamer.judge.ruler import RulerJudge
 
-        return RulerJudge.from_settings(store, settings)
-    raise ValueError(f"unknown judge {name!r}: choose rubric, llm or ruler")
+    return RulerJudge.from_settings(store, settings)

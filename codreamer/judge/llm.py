@@ -43,6 +43,12 @@ CRITERIA_HELP = {
     "relevance": "the email fits what is known of the prospect (their notes, or only their "
     "title, industry and stack, judged by meaning); the same email can suit one prospect "
     "and not another",
+    "specificity": "it uses the specifics the seller knew about the prospect (the numbers, "
+    "names and incidents in their notes), not only their topic; 1 when nothing specific is "
+    "known",
+    "product": "it says plainly what the product does for this problem",
+    "own_job": "1 unless it tells the reader what their own company does (the seller's view "
+    "of the customer restated to them as news)",
     "fit": "pitched at the reader: shorter for senior readers (an executive reads about "
     "45-95 words, a practitioner up to 150), a formal register ('Dear ...') in a regulated "
     "industry or to a non-technical executive and a peer one ('Hi ...') to technical people "
@@ -166,12 +172,10 @@ class LLMJudge:
         }
 
     @classmethod
-    def from_settings(cls, store: GraphStore | None, settings: Settings | None = None) -> LLMJudge:
-        from codreamer.config import get_settings
+    def from_settings(cls, store: GraphStore | None, settings: Settings) -> LLMJudge:
         from codreamer.preflight import judge_endpoint
         from codreamer.tracing import init_tracing
 
-        settings = settings or get_settings()
         base_url, api_key = judge_endpoint(settings)
         if not base_url and not api_key:
             raise ConfigError("judge llm needs OPENAI_BASE_URL or CODREAMER_JUDGE_BASE_URL")

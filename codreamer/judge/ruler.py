@@ -81,14 +81,10 @@ class RulerJudge:
         self.litellm_params = params
 
     @classmethod
-    def from_settings(
-        cls, store: GraphStore | None, settings: Settings | None = None
-    ) -> RulerJudge:
-        from codreamer.config import get_settings
+    def from_settings(cls, store: GraphStore | None, settings: Settings) -> RulerJudge:
         from codreamer.preflight import check_judge, judge_endpoint
         from codreamer.tracing import init_tracing
 
-        settings = settings or get_settings()
         check_judge("ruler", settings)
         base_url, api_key = judge_endpoint(settings)
         init_tracing(settings)

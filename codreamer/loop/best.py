@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from codreamer.agent.trajectory import Trajectory
-from codreamer.loop.artifacts import RunPaths, read_json
+from codreamer.store.files import read_json
+from codreamer.store.paths import RunPaths
 
 # Fields of an email record (iter{k}_email.json, final_email.json) that say what
 # was written and how it was judged.

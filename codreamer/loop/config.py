@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from codreamer.models import Scenario, Sender
+from codreamer.store.meta import RunMeta
 from codreamer.train.config import GRPOConfig
 
 
@@ -63,6 +64,11 @@ class LoopConfig(BaseModel):
         default_factory=list, description="Held-out scenarios for step 5 (evaluate)."
     )
     model: str | None = Field(None, description="Model name for the openai / art policies.")
+
+    @classmethod
+    def from_meta(cls, meta: RunMeta) -> LoopConfig:
+        """The config a run's meta.json stores, typed (older layouts included)."""
+        return cls.model_validate(meta.config)
 
     @model_validator(mode="before")
     @classmethod

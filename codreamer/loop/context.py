@@ -20,12 +20,13 @@ from codreamer.graph.scores import NodeScores
 from codreamer.graph.store import GraphStore
 from codreamer.judge.base import GroupJudge, make_judge
 from codreamer.judge.feedback import FeedbackEvent, FeedbackIndex
-from codreamer.loop.artifacts import RunPaths, atomic_write_json, iter_jsonl, read_json
 from codreamer.loop.best import BestEmails, rebuild
 from codreamer.loop.config import LoopConfig
-from codreamer.loop.events import EventLog
-from codreamer.loop.status import RunMeta
 from codreamer.models import Scenario, WebhookPayload
+from codreamer.store.events import EventLog
+from codreamer.store.files import atomic_write_json, iter_jsonl, read_json
+from codreamer.store.meta import RunMeta
+from codreamer.store.paths import RunPaths
 from codreamer.train.base import Trainer, make_trainer
 
 WebhookSink = Callable[[WebhookPayload], object]  # what it returns is not used
@@ -64,7 +65,7 @@ def build_context(
     should_stop: StopCheck | None,
     settings: Settings,
 ) -> RunContext:
-    config = meta.loop_config()
+    config = LoopConfig.from_meta(meta)
     store = GraphStore(parse_graph(read_json(paths.graph)))
     scores = NodeScores(store.nodes)
     feedback_path = meta.feedback_path

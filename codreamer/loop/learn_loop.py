@@ -31,16 +31,8 @@ import numpy as np
 
 from codreamer.agent.rollout import rollout
 from codreamer.agent.trajectory import Trajectory, TrajectoryMeta
-from codreamer.config import Settings, get_settings
+from codreamer.config import Settings
 from codreamer.errors import CoDreamerError, JudgeError, RunCancelled
-from codreamer.loop.artifacts import (
-    RunPaths,
-    atomic_write_json,
-    atomic_write_jsonl,
-    atomic_write_text,
-    read_json,
-    remove_stale_temps,
-)
 from codreamer.loop.best import greedy_record
 from codreamer.loop.context import (
     RunContext,
@@ -52,7 +44,6 @@ from codreamer.loop.context import (
     write_checkpoint,
 )
 from codreamer.loop.evaluate import evaluate
-from codreamer.loop.events import EventListener, EventLog
 from codreamer.loop.records import (
     RunResult,
     groups_jsonl,
@@ -60,8 +51,17 @@ from codreamer.loop.records import (
     reward_stats,
     run_result,
 )
-from codreamer.loop.status import read_meta, update_meta
 from codreamer.models import Scenario, WebhookPayload, utc_now_iso
+from codreamer.store.events import EventListener, EventLog
+from codreamer.store.files import (
+    atomic_write_json,
+    atomic_write_jsonl,
+    atomic_write_text,
+    read_json,
+    remove_stale_temps,
+)
+from codreamer.store.meta import read_meta, update_meta
+from codreamer.store.paths import RunPaths
 from codreamer.tracing import init_tracing, op
 from codreamer.train.base import TRAINERS
 from codreamer.train.grpo import frac_reward_zero_std
@@ -82,7 +82,7 @@ def run_learn_loop(
     on_event: EventListener | None = None,
     on_webhook: WebhookSink | None = None,
     should_stop: StopCheck | None = None,
-    settings: Settings | None = None,
+    settings: Settings,
     event_log: EventLog | None = None,
 ) -> RunResult:
     """Run (or resume) the run in `paths`, created by `create_run`.
@@ -90,7 +90,6 @@ def run_learn_loop(
     Pass `event_log` to share one log (and its `seq` counter) with other
     writers of events.jsonl, such as the webhook sender.
     """
-    settings = settings or get_settings()
     init_tracing(settings)  # Weave, only when WEAVE_PROJECT is set
     remove_stale_temps(paths.dir)
     meta = read_meta(paths)

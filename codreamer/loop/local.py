@@ -8,9 +8,10 @@ from typing import Any
 from codreamer.config import Settings
 from codreamer.errors import RunStateError
 from codreamer.graph.store import GraphStore
-from codreamer.loop.artifacts import RunPaths, check_run_id, new_run_id
 from codreamer.loop.config import LoopConfig
-from codreamer.loop.status import create_run, read_meta
+from codreamer.loop.run_files import create_run
+from codreamer.store.meta import read_meta
+from codreamer.store.paths import RunPaths, check_run_id, new_run_id
 
 
 def new_local_run(

@@ -10,8 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from codreamer.agent.trajectory import Trajectory
-from codreamer.loop.artifacts import RunPaths, read_json
 from codreamer.models import RewardStats, Scenario
+from codreamer.store.files import read_json
+from codreamer.store.meta import read_meta
+from codreamer.store.paths import RunPaths
 
 
 @dataclass
@@ -83,8 +85,6 @@ def per_traj_rows(groups: list[list[Trajectory]]) -> list[dict[str, Any]]:
 
 
 def run_result(paths: RunPaths, status: str, error: str | None = None) -> RunResult:
-    from codreamer.loop.status import read_meta
-
     final = read_json(paths.final_email) if paths.final_email.exists() else None
     return RunResult(
         run_id=paths.run_id,

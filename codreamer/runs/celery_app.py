@@ -24,7 +24,7 @@ from functools import lru_cache
 from typing import Any
 
 from codreamer.config import Settings, get_settings
-from codreamer.loop.artifacts import RunPaths, check_run_id
+from codreamer.logs import configure_logging
 from codreamer.runs.redis_leases import PREFIX, Lease, RedisEventClaims, run_lease_key
 from codreamer.runs.webhook_tasks import (
     DELIVER_TASK,
@@ -32,11 +32,12 @@ from codreamer.runs.webhook_tasks import (
     WebhookTasks,
     deliver_task,
 )
+from codreamer.store.paths import RunPaths, check_run_id
+from codreamer.store.status import TERMINAL_STATUSES
 
 log = logging.getLogger(__name__)
 
 RUN_TASK = "codreamer.run"
-TERMINAL = frozenset({"succeeded", "failed", "cancelled"})
 LIVE_SET = f"{PREFIX}:live"  # run ids admitted and not yet finished, cluster-wide
 
 
@@ -103,11 +104,11 @@ def redis_client(settings: Settings) -> Any:
 
 def run_task(task: Any, run_id: str) -> str:
     """Execute (or resume) a run on this worker, if no other worker holds it."""
-    from codreamer.loop.events import EventLog
-    from codreamer.loop.status import read_meta, update_meta
     from codreamer.models import utc_now_iso
     from codreamer.runs.execute import execute_run
     from codreamer.runs.process import exit_with_parent
+    from codreamer.store.events import EventLog
+    from codreamer.store.meta import read_meta, update_meta
 
     settings = get_settings()
     client = redis_client(settings)
@@ -121,7 +122,7 @@ def run_task(task: Any, run_id: str) -> str:
     stop_renewing = None
     try:
         status = read_meta(paths).status
-        if status in TERMINAL:
+        if status in TERMINAL_STATUSES:
             return str(status)
         if client.exists(cancel_key(run_id)):
             update_meta(paths, status="cancelled", finished_at=utc_now_iso())
@@ -154,7 +155,7 @@ def run_task(task: Any, run_id: str) -> str:
         if stop_renewing is not None:
             stop_renewing.set()
         try:
-            if read_meta(paths).status in TERMINAL:
+            if read_meta(paths).status in TERMINAL_STATUSES:
                 client.srem(LIVE_SET, run_id)
                 client.delete(cancel_key(run_id))
         finally:
@@ -181,6 +182,7 @@ def run_worker(
     thread pool, a child of this one: a prefork slot busy with a run for minutes
     must not hold back a POST, and deliveries are I/O. `--queues` naming only the
     webhook queue starts just that thread-pool worker."""
+    _log_through_loguru(settings)
     hooks_q = settings.celery_webhook_queue
     wanted = [q.strip() for q in (queues or f"{settings.celery_queue},{hooks_q}").split(",")]
     run_queues = [q for q in wanted if q and q != hooks_q]
@@ -216,6 +218,18 @@ def run_worker(
     if concurrency:
         argv.append(f"--concurrency={concurrency}")
     app.worker_main(argv)
+
+
+def _log_through_loguru(settings: Settings) -> None:
+    """Celery leaves logging alone once `setup_logging` has a receiver: its loggers
+    (and its tasks') then go to loguru, configured from the settings (DESIGN §9)."""
+    from celery.signals import setup_logging
+
+    configure_logging(settings.logging)
+
+    @setup_logging.connect(weak=False)
+    def _keep(**_: Any) -> None:
+        configure_logging(settings.logging)
 
 
 def _with_services(
@@ -318,6 +332,7 @@ def _run_webhook_worker(
 ) -> None:
     from codreamer.runs.process import exit_with_parent
 
+    _log_through_loguru(settings)
     app = make_celery(settings)
     if not services:
         exit_with_parent()  # a companion never outlives the worker that started it

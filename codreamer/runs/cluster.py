@@ -33,14 +33,11 @@ from codreamer.errors import (
     RunNotFoundError,
     RunStateError,
 )
-from codreamer.loop.artifacts import RunPaths, check_run_id
-from codreamer.loop.events import EventLog
-from codreamer.loop.status import read_meta, update_meta
+from codreamer.loop.config import LoopConfig
 from codreamer.models import utc_now_iso
 from codreamer.runs.celery_app import (
     LIVE_SET,
     RUN_TASK,
-    TERMINAL,
     cancel_key,
     make_celery,
     queue_for,
@@ -49,15 +46,17 @@ from codreamer.runs.celery_app import (
 )
 from codreamer.runs.redis_leases import PREFIX, RedisEventClaims, run_lease_key
 from codreamer.runs.webhook_tasks import WebhookTasks
+from codreamer.store.events import EventLog
+from codreamer.store.meta import read_meta, update_meta
+from codreamer.store.paths import RunPaths, check_run_id
+from codreamer.store.status import RESUMABLE_STATUSES, TERMINAL_STATUSES
 
 log = logging.getLogger(__name__)
-
-RESUMABLE = frozenset({"interrupted", "failed", "cancelled"})
 
 
 def publish(app: Any, settings: Settings, client: Any, paths: RunPaths) -> None:
     """Send the run's task to the queue its policy routes to."""
-    policy = read_meta(paths).loop_config().policy
+    policy = LoopConfig.from_meta(read_meta(paths)).policy
     result = app.send_task(RUN_TASK, args=[paths.run_id], queue=queue_for(policy, settings))
     client.set(task_key(paths.run_id), result.id, ex=7 * 86400)
 
@@ -111,7 +110,7 @@ class ClusterServices:
                 status = read_meta(paths).status
             except (OSError, ValueError):
                 continue  # being created, or the store is briefly unreadable
-            if status in TERMINAL:
+            if status in TERMINAL_STATUSES:
                 self.client.srem(LIVE_SET, run_id)
                 continue
             if status != "running" or self.client.exists(run_lease_key(run_id)):
@@ -266,7 +265,7 @@ class CeleryExecutor:
             raise RunStateError(
                 f"run {run_id} is {status} but its worker is still finishing; retry shortly"
             )
-        if status not in RESUMABLE:
+        if status not in RESUMABLE_STATUSES:
             raise RunStateError(
                 f"run {run_id} is {status}; only an interrupted, failed or cancelled run "
                 "can be resumed"

@@ -10,9 +10,9 @@ from collections.abc import Callable
 from typing import Any
 
 from codreamer.config import Settings
-from codreamer.loop.artifacts import RunPaths
-from codreamer.loop.events import EventLog
-from codreamer.loop.gate import EventGate
+from codreamer.store.events import EventLog
+from codreamer.store.gate import EventGate
+from codreamer.store.paths import RunPaths
 from codreamer.webhooks.claims import EventClaims
 from codreamer.webhooks.dispatcher import Dispatcher, SubmitFn
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from codreamer.config import Settings
-from codreamer.loop.artifacts import RunPaths
+from codreamer.store.paths import RunPaths
 
 
 class Executor(Protocol):

@@ -29,16 +29,15 @@ from typing import Any
 
 from codreamer.config import Settings
 from codreamer.errors import QueueFullError, RunNotFoundError, RunStateError
-from codreamer.loop.artifacts import RunPaths, check_run_id
-from codreamer.loop.events import EventLog
-from codreamer.loop.status import read_meta, update_meta
 from codreamer.models import utc_now_iso
 from codreamer.runs.process import is_run_alive, run_in_child
+from codreamer.store.events import EventLog
+from codreamer.store.meta import read_meta, update_meta
+from codreamer.store.paths import RunPaths, check_run_id
+from codreamer.store.status import LIVE_STATUSES, RESUMABLE_STATUSES
 
 log = logging.getLogger(__name__)
 
-LIVE_STATUSES = frozenset({"queued", "running"})
-RESUMABLE_STATUSES = frozenset({"interrupted", "failed", "cancelled"})
 REAP_INTERVAL_S = 0.1
 ORPHAN_CHECK_S = 1.0
 PRELOAD = (

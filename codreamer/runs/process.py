@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from codreamer.config import Settings
-from codreamer.loop.artifacts import RunPaths
+from codreamer.logs import configure_logging
+from codreamer.store.paths import RunPaths
 
 PARENT_POLL_S = 0.25
 _watching = 0  # the pid whose parent is watched already
@@ -94,6 +95,8 @@ def run_in_child(run_dir: str, settings: Settings, api_pid: int) -> None:
     from codreamer.runs.execute import execute_run
 
     exit_with_parent(lambda: _pid_alive(api_pid))
+    # A fresh interpreter (the fork server's child): its own logging, same settings.
+    configure_logging(settings.logging)
     paths = RunPaths(Path(run_dir))
     with run_lock(paths) as held:
         if held is None:

@@ -17,7 +17,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from codreamer.loop.artifacts import RunPaths
+from codreamer.store.paths import RunPaths
 
 log = logging.getLogger(__name__)
 

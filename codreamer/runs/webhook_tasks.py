@@ -41,10 +41,9 @@ from functools import lru_cache
 from typing import Any
 
 from codreamer.config import Settings, get_settings
-from codreamer.loop.artifacts import RunPaths, check_run_id
 from codreamer.runs.redis_leases import MIN_CLAIM_TTL_S, PREFIX, RedisEventClaims
+from codreamer.store.paths import RunPaths, check_run_id
 from codreamer.webhooks.outbox import Outbox, OutboxEvent, read_outbox
-from codreamer.webhooks.schedule import parse_schedule
 from codreamer.webhooks.sender import announce, emit_when_not_live, send_if_due
 
 log = logging.getLogger(__name__)
@@ -151,7 +150,7 @@ def deliver_task(task: Any, run_id: str, webhook_id: str, attempts: int | None =
     paths = RunPaths.for_run(settings.runs_dir, check_run_id(run_id))
     client = redis_client(settings)
     http, signer = _http_for(settings.webhook_timeout_s, settings.webhook_secret, os.getpid())
-    outbox = Outbox(paths, parse_schedule(settings.webhook_schedule))
+    outbox = Outbox(paths, settings.webhooks.schedule)
     sender = f"task {task.request.id} on {_me()}"
 
     def post(ev: OutboxEvent) -> Any:

@@ -14,7 +14,8 @@ from pydantic import ValidationError
 
 from codreamer.agent.policies.prompt import Prompt, PromptOverride, text_hash
 from codreamer.errors import CoDreamerError
-from codreamer.loop.artifacts import RunPaths, atomic_write_json, read_json
+from codreamer.store.files import atomic_write_json, read_json
+from codreamer.store.paths import RunPaths
 
 
 def load_overrides(path: Path) -> list[PromptOverride]:

@@ -33,7 +33,7 @@ import os
 from collections.abc import Callable
 from typing import Protocol, TypeVar
 
-from codreamer.loop.artifacts import RunPaths
+from codreamer.store.paths import RunPaths
 from codreamer.webhooks.outbox import OutboxEvent, read_outbox
 
 T = TypeVar("T")

@@ -31,13 +31,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from codreamer.config import Settings
-from codreamer.loop.artifacts import RUN_ID_RE, RunPaths
 from codreamer.models import WebhookPayload
+from codreamer.store.paths import RUN_ID_RE, RunPaths
 from codreamer.webhooks.attempt import AttemptOutcome, make_client, post_once
 from codreamer.webhooks.claims import EventClaims, FileClaims
 from codreamer.webhooks.envelope import make_signer
 from codreamer.webhooks.outbox import Outbox, OutboxEvent, read_outbox
-from codreamer.webhooks.schedule import parse_schedule
 from codreamer.webhooks.sender import EmitFn, Step, announce, emit_when_not_live, send_if_due
 
 if TYPE_CHECKING:
@@ -68,7 +67,7 @@ class Dispatcher:
         self.settings = settings
         self.submit = submit
         self.url = url
-        self.schedule = parse_schedule(settings.webhook_schedule)
+        self.schedule = settings.webhooks.schedule
         self._runs = runs
         self._claims = claims or FileClaims()
         self._emit_for = emit_for or (lambda paths: None)

@@ -24,8 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from codreamer.loop.artifacts import RunPaths, append_jsonl, iter_jsonl
+from codreamer.logs import run_lines
 from codreamer.models import WebhookPayload
+from codreamer.store.files import append_jsonl, iter_jsonl
+from codreamer.store.paths import RunPaths
 from codreamer.webhooks.attempt import AttemptOutcome
 from codreamer.webhooks.envelope import encode_payload, now_iso, webhook_id_for
 from codreamer.webhooks.schedule import next_delay
@@ -208,6 +210,16 @@ class Outbox:
         if reason is not None:
             row["reason"] = reason
         append_jsonl(self.path, row)
+        run_lines(self.paths.run_id).info(
+            "webhook {} stage={} attempt={} outcome={} status_code={} elapsed_ms={}{}",
+            ev.webhook_id,
+            ev.stage,
+            n,
+            row["outcome"],
+            outcome.status_code,
+            outcome.elapsed_ms,
+            f" error={outcome.error[:200]}" if outcome.error else "",
+        )
         if status != "pending":
             self._terminal(status, ev.webhook_id, n, outcome.status_code, reason, extra)
         return status

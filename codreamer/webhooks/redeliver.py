@@ -8,13 +8,12 @@ import time
 
 from codreamer.config import Settings
 from codreamer.errors import CoDreamerError
-from codreamer.loop.artifacts import RunPaths
-from codreamer.loop.events import EventLog
+from codreamer.store.events import EventLog
+from codreamer.store.paths import RunPaths
 from codreamer.webhooks.attempt import AttemptOutcome, make_client, post_once
 from codreamer.webhooks.claims import EventClaims, FileClaims, Release
 from codreamer.webhooks.envelope import DeliveryResult, make_signer
 from codreamer.webhooks.outbox import Outbox, OutboxEvent, read_outbox
-from codreamer.webhooks.schedule import parse_schedule
 
 CLAIM_WAIT_S = 30.0
 
@@ -30,7 +29,7 @@ def redeliver(
     if not target:
         return []
     claims = claims or FileClaims()
-    outbox = Outbox(paths, parse_schedule(settings.webhook_schedule))
+    outbox = Outbox(paths, settings.webhooks.schedule)
     signer = make_signer(settings.webhook_secret)
     events = EventLog(paths.events)
     results: list[DeliveryResult] = []

@@ -18,7 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from codreamer.loop.artifacts import RunPaths
+from codreamer.store.events import EventLog
+from codreamer.store.meta import read_meta
+from codreamer.store.paths import RunPaths
+from codreamer.store.status import LIVE_STATUSES
 from codreamer.webhooks.attempt import AttemptOutcome
 from codreamer.webhooks.claims import EventClaims, attempt_claimed
 from codreamer.webhooks.outbox import Outbox, OutboxEvent, read_outbox
@@ -93,11 +96,8 @@ def emit_when_not_live(paths: RunPaths) -> EmitFn | None:
     """Progress events for a run no process executes any more. While a run is live its
     own process owns events.jsonl (its EventLog numbers the lines), so any other sender
     leaves the log alone; the outbox still records every attempt."""
-    from codreamer.loop.events import EventLog
-    from codreamer.loop.status import read_meta
-
     try:
-        if read_meta(paths).status in ("queued", "running"):
+        if read_meta(paths).status in LIVE_STATUSES:
             return None
     except (OSError, ValueError):
         return None

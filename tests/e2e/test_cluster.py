@@ -5,7 +5,7 @@ first 60 s. One scenario, because the failures overlap in time as they would in
 life:
 
 - 12 runs posted across both replicas (the 13th gets 429: the limit is cluster-wide);
-  every run is held at its first event meanwhile (a test hook, codreamer/loop/gate.py),
+  every run is held at its first event meanwhile (a test hook, codreamer/store/gate.py),
   so none can finish early and free a slot;
 - a worker is SIGKILLed (with its pool) while its run is held inside an iteration:
   its run finishes on the other worker, with files identical to those of the same

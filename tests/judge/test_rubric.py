@@ -393,7 +393,9 @@ def test_without_a_prospect_profile_relevance_is_not_scored(judge: RubricJudge) 
 def test_argument_partial_credit(sample: GraphStore) -> None:
     judge = RubricJudge(sample)
     scores = [
-        judge.judge(write_email(sample, p, SCENARIO), SCENARIO).criteria["argument"].score
+        judge.judge(write_email(sample, p, SCENARIO, reach_feature=False), SCENARIO)
+        .criteria["argument"]
+        .score
         for p in (["Customer Job"], ["Customer Job", "Margin Pressure"],
                   ["Customer Job", "Margin Pressure", "Spoilage Write-offs", "Late Alerts"],
                   ["Customer Job", "Margin Pressure", "Spoilage Write-offs", "Late Alerts",
@@ -401,7 +403,10 @@ def test_argument_partial_credit(sample: GraphStore) -> None:
     ]  # fmt: skip
     assert scores[0] == 0.0
     assert 0.0 < scores[1] < scores[2] <= 0.5 < scores[3]
-    dead = judge.judge(write_email(sample, ["Customer Job", "Driver Turnover"], SCENARIO), SCENARIO)
+    dead_email = write_email(
+        sample, ["Customer Job", "Driver Turnover"], SCENARIO, reach_feature=False
+    )
+    dead = judge.judge(dead_email, SCENARIO)
     assert dead.criteria["argument"].score <= 0.2
 
 

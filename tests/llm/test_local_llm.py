@@ -33,8 +33,8 @@ from codreamer.agent.trajectory import TrajectoryMeta
 from codreamer.graph.scores import NodeScores
 from codreamer.llm.client import ChatClient
 from codreamer.llm.local import bundled_model
-from codreamer.loop.artifacts import read_jsonl
 from codreamer.preflight import installed
+from codreamer.store.files import read_jsonl
 
 REPO = Path(__file__).resolve().parents[2]
 HAVE = installed("xllamacpp") and bundled_model() is not None

@@ -12,11 +12,12 @@ import pytest
 from codreamer.config import Settings
 from codreamer.graph.store import GraphStore
 from codreamer.loaders import load_scenarios
-from codreamer.loop.artifacts import RunPaths, read_jsonl
 from codreamer.loop.learn_loop import run_learn_loop
 from codreamer.loop.local import new_local_run
-from codreamer.loop.status import update_meta
 from codreamer.runs.spec import RunSpec
+from codreamer.store.files import read_jsonl
+from codreamer.store.meta import update_meta
+from codreamer.store.paths import RunPaths
 from codreamer.train.config import GRPOConfig
 
 ITERATIONS, PATIENCE = 30, 2

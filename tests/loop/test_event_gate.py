@@ -1,4 +1,4 @@
-"""The test hook itself (codreamer/loop/gate.py): a run's events wait at the gate
+"""The test hook itself (codreamer/store/gate.py): a run's events wait at the gate
 until the test answers, and a gate that is gone lets everything through."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 
 from event_gate import EventGate
 
-from codreamer.loop.events import EventLog
-from codreamer.loop.gate import EventGate as RunSide
+from codreamer.store.events import EventLog
+from codreamer.store.gate import EventGate as RunSide
 
 
 def test_an_event_waits_at_the_gate_until_released(tmp_path: Path) -> None:

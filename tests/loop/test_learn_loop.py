@@ -10,12 +10,13 @@ import pytest
 from codreamer.config import Settings
 from codreamer.graph.store import GraphStore
 from codreamer.loaders import load_scenarios
-from codreamer.loop.artifacts import RunPaths, read_jsonl
 from codreamer.loop.learn_loop import run_learn_loop
 from codreamer.loop.local import new_local_run
-from codreamer.loop.status import read_status
+from codreamer.loop.run_files import read_status
 from codreamer.models import WebhookPayload
 from codreamer.runs.spec import RunSpec
+from codreamer.store.files import read_jsonl
+from codreamer.store.paths import RunPaths
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -240,7 +241,7 @@ def test_the_step_3_bar_is_named_and_moved_by_the_trainer_that_runs(
 
     from rich.console import Console
 
-    from codreamer.loop.progress import LoopProgress
+    from codreamer.commands.progress import LoopProgress
 
     bars = LoopProgress(Console(file=io.StringIO()), iterations=2, trainer=trainer)
     task = bars.progress.tasks[bars.tasks["train"]]

@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from codreamer.loop.artifacts import RunPaths
-from codreamer.loop.status import read_meta, read_status, update_meta
+from codreamer.loop.config import LoopConfig
+from codreamer.loop.run_files import read_status
+from codreamer.store.meta import read_meta, update_meta
+from codreamer.store.paths import RunPaths
 
 OLD_META = {  # the shape runs were written in before RunSpec (group_size/seed in grpo)
     "run_id": "api-20250101-120000-abcdef",
@@ -62,7 +64,7 @@ def test_an_existing_meta_json_reads_typed(paths: RunPaths) -> None:
         2,
         [{"iteration": 1, "mean": 0.5}],
     )
-    config = meta.loop_config()
+    config = LoopConfig.from_meta(meta)
     assert (config.group_size, config.seed, config.depth) == (8, 3, 4)
     view = read_status(paths)["config"]
     assert (view["group_size"], view["seed"], view["scenario_id"]) == (8, 3, "acme")

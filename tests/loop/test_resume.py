@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from event_gate import EventGate
 
-from codreamer.loop.artifacts import read_jsonl
+from codreamer.store.files import read_jsonl
 
 REPO = Path(__file__).resolve().parents[2]
 # Big groups make an iteration last long enough to be killed in the middle.

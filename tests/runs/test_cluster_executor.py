@@ -20,13 +20,15 @@ from cluster_support import RedisServer  # noqa: E402
 from codreamer.config import Settings  # noqa: E402
 from codreamer.errors import QueueFullError, RunStateError  # noqa: E402
 from codreamer.graph.store import GraphStore  # noqa: E402
-from codreamer.loop.artifacts import RunPaths, new_run_id, read_jsonl  # noqa: E402
-from codreamer.loop.status import create_run, read_meta, update_meta  # noqa: E402
+from codreamer.loop.run_files import create_run  # noqa: E402
 from codreamer.models import Prospect, Scenario  # noqa: E402
 from codreamer.runs.celery_app import LIVE_SET, cancel_key  # noqa: E402
 from codreamer.runs.cluster import CeleryExecutor, ClusterServices  # noqa: E402
 from codreamer.runs.redis_leases import Lease, RedisEventClaims, run_lease_key  # noqa: E402
 from codreamer.runs.spec import RunSpec  # noqa: E402
+from codreamer.store.files import read_jsonl  # noqa: E402
+from codreamer.store.meta import read_meta, update_meta  # noqa: E402
+from codreamer.store.paths import RunPaths, new_run_id  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(

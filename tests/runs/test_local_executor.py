@@ -13,13 +13,14 @@ from codreamer.api.schemas import LearnLoopRequest
 from codreamer.config import Settings
 from codreamer.errors import QueueFullError, RunNotFoundError, RunStateError
 from codreamer.graph.store import GraphStore
-from codreamer.loop.artifacts import RunPaths, new_run_id
 from codreamer.loop.config import LoopConfig
-from codreamer.loop.status import create_run, read_meta, update_meta
+from codreamer.loop.run_files import create_run
 from codreamer.models import Prospect, Scenario
 from codreamer.runs.local import RunManager
 from codreamer.runs.process import is_run_alive, run_lock
 from codreamer.runs.spec import RunSpec
+from codreamer.store.meta import read_meta, update_meta
+from codreamer.store.paths import RunPaths, new_run_id
 from codreamer.train.config import GRPOConfig
 
 REPO = Path(__file__).resolve().parents[2]

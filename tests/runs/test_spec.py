@@ -17,12 +17,12 @@ from codreamer.commands.runner import LoopRequest, config_from_cli
 from codreamer.config import Settings
 from codreamer.graph.store import GraphStore
 from codreamer.loaders import load_scenarios
-from codreamer.loop.artifacts import read_json
 from codreamer.loop.config import LoopConfig
 from codreamer.loop.learn_loop import run_learn_loop
 from codreamer.loop.local import new_local_run
-from codreamer.loop.status import update_meta
 from codreamer.runs.spec import RunSpec
+from codreamer.store.files import read_json
+from codreamer.store.meta import update_meta
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -23,8 +23,9 @@ from pathlib import Path
 from fastapi import FastAPI, Request, Response
 
 from codreamer.config import Settings
-from codreamer.loop.artifacts import RunPaths, read_jsonl
 from codreamer.models import FinalEmail, WebhookPayload
+from codreamer.store.files import read_jsonl
+from codreamer.store.paths import RunPaths
 from codreamer.webhooks.claims import FileClaims
 from codreamer.webhooks.dispatcher import STORE_POLL_S, Dispatcher
 from codreamer.webhooks.outbox import Outbox, read_outbox

@@ -16,9 +16,10 @@ import pytest
 from standardwebhooks.webhooks import Webhook
 
 from codreamer.config import Settings
-from codreamer.loop.artifacts import RunPaths, read_jsonl
 from codreamer.models import FinalEmail, WebhookPayload
 from codreamer.retry_after import parse_retry_after
+from codreamer.store.files import read_jsonl
+from codreamer.store.paths import RunPaths
 from codreamer.webhooks.dispatcher import Dispatcher
 from codreamer.webhooks.outbox import read_outbox, summarize
 from codreamer.webhooks.redeliver import redeliver

@@ -32,7 +32,7 @@ from codreamer.graph.search import shortest_path  # noqa: E402
 from codreamer.models import CUSTOMER_JOB, Sender  # noqa: E402
 from codreamer.train.oracle import walks  # noqa: E402
 
-PREFIX = "system2"
+PREFIX = "system2"  # round 3 (the writer's second pass) was written with --prefix system3
 
 
 def sender_of(gid: str) -> Sender:
@@ -57,6 +57,12 @@ def final_email(gid: str, sid: str, raw: dict, sender: Sender, seed: int, tmp: P
 
 
 def main() -> None:
+    import argparse
+
+    global PREFIX
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--prefix", default=PREFIX)
+    PREFIX = ap.parse_args().prefix
     rng = random.Random(11)
     split = _graded.split()
     with tempfile.TemporaryDirectory() as t:
@@ -64,13 +70,23 @@ def main() -> None:
         for gid in split["tuning"] + split["heldout"]:
             store = _graded.graph(gid)
             sender = sender_of(gid)
-            raws = {r["id"]: r for r in json.loads((_graded.GRADED / "prospects" / f"{gid}.json").read_text())}
+            raws = {
+                r["id"]: r
+                for r in json.loads((_graded.GRADED / "prospects" / f"{gid}.json").read_text())
+            }
             ws = [w for w in walks(store, CUSTOMER_JOB, 5) if len(w) > 1]
             complete = [w for w in ws if is_product_feature(w[-1])] or ws
             partial = [w for w in ws if not any(is_product_feature(n) for n in w)] or ws
-            out = []
+            out: list[dict] = []
 
-            def add(sid: str, stage: str, email: dict) -> None:
+            def add(
+                sid: str,
+                stage: str,
+                email: dict,
+                gid: str = gid,
+                out: list = out,
+                sender: Sender = sender,
+            ) -> None:
                 out.append({"id": f"{gid}-{sid}-{PREFIX}-{stage}", "graph": gid, "scenario": sid,
                             "source": "embedded", "kind": f"{PREFIX}-{stage.rstrip('0123456789-')}",
                             "sender": sender.model_dump(), "email": email})  # fmt: skip
@@ -83,7 +99,11 @@ def main() -> None:
                     add(sid, stage, write_email(store, path, sc, style, sender).model_dump())
                 if gid in split["heldout"]:
                     for seed in range(3):
-                        add(sid, f"final-{seed}", final_email(gid, sid, raws[sid], sender, seed, tmp))
+                        add(
+                            sid,
+                            f"final-{seed}",
+                            final_email(gid, sid, raws[sid], sender, seed, tmp),
+                        )
             f = _graded.GRADED / "emails" / f"{PREFIX}-{gid}.jsonl"
             f.write_text("".join(json.dumps(o) + "\n" for o in out))
             print(gid, len(out), flush=True)

@@ -90,29 +90,3 @@ class Policy(Protocol):
         ...
 
     def load_state_dict(self, state: dict[str, Any]) -> None: ...
-
-
-class PolicyBase:
-    """What most policies share: the default system prompt, no prompt to train, and
-    a group's rollouts one after the other on the iteration's generator."""
-
-    name = "policy"
-    prompt: Prompt | None = None
-
-    def system_prompt(self) -> str:
-        if self.prompt is not None:
-            return self.prompt.render()
-        from codreamer.agent.rollout import SYSTEM_PROMPT
-
-        return SYSTEM_PROMPT
-
-    def rollout_group(
-        self,
-        env: RolloutEnv,
-        rng: np.random.Generator,
-        metas: list[TrajectoryMeta],
-        greedy: bool = False,
-    ) -> list[Trajectory]:
-        from codreamer.agent.rollout import rollout
-
-        return [rollout(self, env, rng, m, greedy=greedy) for m in metas]  # type: ignore[arg-type]

@@ -26,7 +26,6 @@ from typing import Any
 
 import numpy as np
 
-from codreamer.agent.policies.base import PolicyBase
 from codreamer.agent.policies.features import (
     EMAIL_CACHE_SIZE,
     FINISH_FEATURES,
@@ -38,6 +37,7 @@ from codreamer.agent.policies.features import (
     tokens,
 )
 from codreamer.agent.policies.session import EmbeddedSession
+from codreamer.agent.policies.shared import PolicyBase
 from codreamer.agent.rollout import RolloutEnv, rollout
 from codreamer.agent.trajectory import Trajectory, TrajectoryMeta
 from codreamer.graph.store import GraphStore

@@ -40,8 +40,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from codreamer.agent.policies.base import PolicyBase, ToolCall, ToolResult, Turn
+from codreamer.agent.policies.base import ToolCall, ToolResult, Turn
 from codreamer.agent.policies.prompt import Prompt
+from codreamer.agent.policies.shared import PolicyBase
 from codreamer.agent.rollout import (
     RolloutEnv,
     _assistant_message,

@@ -18,8 +18,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codreamer.agent.style import DEFAULT_STYLE, EmailStyle
-from codreamer.agent.writer.plan import make_plan
+from codreamer.agent.writer.plan import make_plan, stems
 from codreamer.agent.writer.realise import NEUTRAL_NAMES, Realiser, goal_object, graph_facts
+from codreamer.graph.schema import is_product_feature
 from codreamer.models import FinalEmail, Scenario, Sender
 
 if TYPE_CHECKING:
@@ -30,21 +31,56 @@ DEFAULT_SENDER = Sender()
 __all__ = ["DEFAULT_SENDER", "NEUTRAL_NAMES", "goal_object", "write_email"]
 
 
+def _to_feature(store: GraphStore, path: list[str], notes: str) -> list[str]:
+    """`path` carried on to the nearest Product Feature reachable from its last node
+    that reaches one (at each hop, the neighbour whose text best matches the notes):
+    a walk that stopped short still says what the seller does about its problem."""
+    if not path or is_product_feature(path[-1]):
+        return path
+    want = stems(notes)
+    out = list(path)
+    # from the last node that reaches one (a dead end's fact is still told)
+    start = next((n for n in reversed(path) if n in store and store.hops_to_feature(n)), None)
+    if start is None:
+        return path
+    cur = start
+    hops = store.hops_to_feature(cur)
+    while hops:
+        nxt = [
+            nb.id
+            for nb in store.out_neighbours(cur)
+            if store.hops_to_feature(nb.id) == hops - 1 and nb.id not in out
+        ]
+        if not nxt:
+            break
+        cur = max(nxt, key=lambda n: len(stems(store.content(n)) & want))
+        out.append(cur)
+        hops -= 1
+    return out if is_product_feature(out[-1]) else path
+
+
 def write_email(
     store: GraphStore,
     path: list[str],
     scenario: Scenario,
     style: EmailStyle = DEFAULT_STYLE,
     sender: Sender | None = None,
+    *,
+    reach_feature: bool = True,
 ) -> FinalEmail:
     """The email for `path` (node ids in order), to `scenario.prospect`, in `style`,
-    signed by `sender` (default DEFAULT_SENDER). Citations are the path itself; a
-    path that does not reach a Product Feature gives an email without the product."""
+    signed by `sender` (default DEFAULT_SENDER). A path that stops before a Product
+    Feature is carried on to the nearest one it reaches (unless `reach_feature` is
+    False: the email of the walk alone); citations are the nodes the email draws on
+    (the path, so extended)."""
     vocab, repeated = graph_facts(store)
-    key = (tuple(path), style.length)
+    notes = scenario.prospect.notes or ""
+    if reach_feature:
+        path = _to_feature(store, path, notes)
+    key = (tuple(path), style.length, notes)
     plan = vocab.plans.get(key)
-    if plan is None:  # the plan depends on the walk and the length only
+    if plan is None:  # the plan depends on the walk, the length and the notes only
         if len(vocab.plans) >= 50_000:
             vocab.plans.clear()
-        plan = vocab.plans[key] = make_plan(store, path, style, repeated)
+        plan = vocab.plans[key] = make_plan(store, path, style, repeated, notes)
     return Realiser(store, path, scenario, style, sender or DEFAULT_SENDER, vocab).render(plan)

@@ -58,11 +58,13 @@ VERBS = wordset(
     burn bill file audit request respond reply answer upgrade downgrade onboard
     integrate sync export import label fill reconcile approve assign dispatch forward
     queue prioritise prioritize triage match learn explain own rate score ingest correlate
-    estimate locate connect push bring
+    estimate locate connect push bring install oversee employ cover staff host fund lease
     """
 )
 _IRREGULAR_3SG = {"has": "have", "does": "do", "goes": "go", "is": "be"}
-RELATIVE = frozenset({"that", "which", "who", "whom", "whose", "where", "when", "to"})
+RELATIVE = frozenset(
+    {"that", "which", "who", "whom", "whose", "where", "when", "to", "being", "been"}
+)
 DETERMINERS = wordset(
     """
     a an the its their our your his her this that these those some many every each of

@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from codreamer.agent.style import EmailStyle
-from codreamer.agent.writer.text import Fact, customer_fact, reason_clause
-from codreamer.agent.writer.voice import customer_class, plain, seller_voice, to_reader, you_form
+from codreamer.agent.writer.text import Fact, customer_fact, is_definition, reason_clause
+from codreamer.agent.writer.voice import agree, customer_class, plain, seller_voice, to_reader
 from codreamer.graph.schema import is_product_feature
 from codreamer.models import CUSTOMER_JOB
 
@@ -76,18 +76,39 @@ def _role(label: str, content: str) -> str:
     return "cost" if _COST.search(content) else "problem"
 
 
+_OVERCLAIM = re.compile(
+    r"\b(?:the only|only reliable|always|never|guarantee[sd]?|eliminat\w*|every single)\b", re.I
+)
+_WE = re.compile(r"\b(?:we|our|ours|us|ourselves)\b", re.IGNORECASE)
+_STEM_WORD = re.compile(r"[a-z][a-z'-]{3,}")
+# Facts per email, by length choice (brief, standard, detailed): a cold email makes
+# one point well; a stack of figures reads as a stat dump.
+MAX_FACTS = (1, 2, 2)
+
+
+def stems(text: str) -> frozenset[str]:
+    return frozenset(w[:5] for w in _STEM_WORD.findall(text.lower()))
+
+
+def overlap(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / min(len(a), len(b)) if a and b else 0.0
+
+
 def _reader_fact(store: GraphStore, node: str, limit: int) -> Fact:
-    fact = customer_fact(store.content(node), limit)
+    pf = is_product_feature(node)
+    fact = customer_fact(store.content(node), limit, pf)
     if not fact.ok:
         return fact
-    text = plain(fact.text)
-    if fact.kind == "predicate" and not is_product_feature(node):
-        # "Validates data quality by ..." is the reader's own work: "you validate ..."
-        told = you_form(text)
-        if told:
-            return Fact(f"you {told}", "clause")
-        return Fact(f"your team {text[0].lower()}{text[1:]}", "clause")
-    if is_product_feature(node) and fact.kind == "clause":
+    text = agree(plain(fact.text))
+    if not pf and _WE.search(text):
+        # "our data" in a fact about the reader claims the customer's things for the
+        # seller (or speaks in the customer's voice): never told
+        return Fact("", "noun")
+    if fact.kind == "predicate" and not pf:
+        # "Validates data quality by ..." is the reader's own work, told back to them
+        # as news: never said (the Customer Job is the seller's view of the reader)
+        return Fact("", "noun")
+    if pf and fact.kind == "clause":
         voiced = seller_voice(text)
         if voiced:
             return Fact(voiced[0].upper() + voiced[1:], "clause")
@@ -96,51 +117,62 @@ def _reader_fact(store: GraphStore, node: str, limit: int) -> Fact:
 
 
 def make_plan(
-    store: GraphStore, path: list[str], style: EmailStyle, repeated: frozenset[str]
+    store: GraphStore,
+    path: list[str],
+    style: EmailStyle,
+    repeated: frozenset[str],
+    notes: str = "",
 ) -> Plan:
     """The plan for `path` in `style`. `repeated` holds rationales the graph uses on
-    many edges: boilerplate, not a reason."""
+    many edges: boilerplate, not a reason. `notes` (what the seller knows of the
+    reader) decides which facts are worth telling when the walk holds more than
+    the email's length allows."""
     limit = FACT_WORDS[style.length]
     reaches = bool(path) and is_product_feature(path[-1])
     facts = path[:-1] if reaches else path
     plan = Plan()
+    want = stems(notes)
 
     def reason(a: str, b: str, max_words: int = 22) -> str:
         edge = store.edge(a, b)
         if edge is None or edge.rationale.strip() in repeated:
             return ""
         r = reason_clause(edge.rationale, max_words)
-        return plain(r) if r else ""
+        return agree(plain(r)) if r and not _OVERCLAIM.search(r) and not _WE.search(r) else ""
 
-    # The situation (the Customer Job) is implicit once there is a problem to open on:
-    # told to one of the product's customers, it explains their business back to them.
-    start = 1 if len(facts) > 1 and facts[0] == CUSTOMER_JOB else 0
-    for i in range(start, len(facts)):
-        node = facts[i]
-        fact = _reader_fact(store, node, limit)
-        if not fact.ok:
+    # The Customer Job is never told: it is the seller's view of the reader's own
+    # business, which the reader knows better than anyone.
+    cands: list[tuple[float, int, Step]] = []
+    told: list[frozenset[str]] = []
+    for i, node in enumerate(facts):
+        if node == CUSTOMER_JOB:
             continue
-        if node == CUSTOMER_JOB or i == 0:
-            role = "situation" if node == CUSTOMER_JOB else "problem"
-            why = ""
-        else:
-            edge = store.edge(facts[i - 1], node)
-            role = _role(edge.relationship if edge else "", fact.text)
-            # Reasons between steps only in the detailed length; the first step's
-            # reason (why the job meets this problem) only when it is the whole story.
-            why = reason(facts[i - 1], node) if style.length == 2 and i > start else ""
-        step = Step(node, role, fact, why)
-        prev = plan.steps[-1] if plan.steps else None
-        if prev is not None and (
-            fact.kind == "noun" or (style.length == 0 and len(plan.steps) >= 2)
-        ):
-            step.joined = True
-        plan.steps.append(step)
+        fact = _reader_fact(store, node, limit)
+        if not fact.ok or fact.kind == "noun":
+            continue  # a bare noun phrase needs a stock frame around it to read
+        st = stems(fact.text)
+        if any(overlap(st, t) >= 0.6 for t in told):
+            continue  # two nodes that say the same thing: told once
+        told.append(st)
+        prev = facts[i - 1] if i > 0 else ""
+        edge = store.edge(prev, node) if prev else None
+        role = _role(edge.relationship if edge else "", fact.text) if i > 0 else "problem"
+        score = 2.0 * len(st & want) + (1.0 if _COST.search(fact.text) else 0.0) - 0.1 * i
+        if is_definition(fact.text):
+            score -= 3.0  # a definition lectures the reader on their own field
+        cands.append((score, i, Step(node, role, fact)))
+    keep = sorted(cands, key=lambda c: -c[0])[: MAX_FACTS[style.length]]
+    if len(cands) > 1:
+        keep = [c for c in keep if not is_definition(c[2].fact.text)] or keep[:1]
+    plan.steps = [c[2] for c in sorted(keep, key=lambda c: c[1])]
     if plan.steps:
-        plan.topic_node = plan.steps[0].node
+        best = max(keep, key=lambda c: c[0])[2]
+        plan.topic_node = best.node if want else plan.steps[0].node
     if reaches:
         pf = path[-1]
-        fact = _reader_fact(store, pf, max(limit, FACT_WORDS[1]))
+        fact = _reader_fact(store, pf, max(limit, 30))
         proof = reason(path[-2], pf, 26) if len(path) > 1 and style.length >= 1 else ""
+        if proof and overlap(stems(proof), stems(fact.text)) >= 0.4:
+            proof = ""  # the product's fact said again in other words
         plan.change = Step(pf, "change", fact, proof)
     return plan

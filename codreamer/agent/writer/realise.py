@@ -19,9 +19,11 @@ import jinja2
 from codreamer.agent.style import EmailStyle
 from codreamer.agent.writer.check import problems, repair
 from codreamer.agent.writer.grammar import wordset
-from codreamer.agent.writer.plan import Plan, Step
+from codreamer.agent.writer.notes import notes_told
+from codreamer.agent.writer.plan import Plan, Step, stems
 from codreamer.agent.writer.subject import subject_topic
-from codreamer.graph.schema import is_product_feature
+from codreamer.agent.writer.text import sentences
+from codreamer.agent.writer.voice import agree, plain
 from codreamer.models import FinalEmail, Scenario, Sender
 
 if TYPE_CHECKING:
@@ -86,6 +88,8 @@ _S: Any = _Frames(_ENV.get_template("sentences.j2").module)
 NEUTRAL_NAMES = frozenset({"there", "reader", "colleague"})
 _HONORIFICS = {"dr": "Dr.", "mr": "Mr", "mrs": "Mrs", "ms": "Ms", "mx": "Mx", "prof": "Professor"}
 _WS = re.compile(r"\s+")
+_NOTES_BEAR = 2  # stems a notes sentence shares with the facts told, to be told
+_NEEDS_BEFORE = re.compile(r"^(?:it|this|these|they|that|then|also)\b", re.IGNORECASE)
 _GOAL_VERB = re.compile(
     r"^(?:secure|book|schedule|arrange|set\s+up|get|land|start|run|organi[sz]e|hold|plan|"
     r"propose|request|win|obtain|confirm|have)\s+(?=(?:a|an|the|one|two|three|\d)\b)",
@@ -175,7 +179,7 @@ class Vocabulary:
         self._proper: dict[str, bool] = {}
         self._with_names: dict[tuple[str, ...], Vocabulary] = {}
         self.checked: dict[str, str] = {}  # sentence -> repaired, or "" when broken
-        self.plans: dict[tuple[tuple[str, ...], int], Plan] = {}  # per graph
+        self.plans: dict[tuple[tuple[str, ...], int, str], Plan] = {}  # per graph
         self.names = frozenset(w for n in names for w in n.split() if w)
 
     def proper(self, word: str) -> bool:
@@ -305,89 +309,90 @@ class Realiser:
         cap = text[:1].upper() + text[1:]
         return self.vocab.lowered(cap), cap
 
-    def step_sentence(self, step: Step, i: int, opening: bool) -> str:
-        f, cap = self._forms(step.fact.text)
-        v = self.v(f"step{i}")
-        if step.fact.kind == "noun":
-            candidates = [_S.thing(v, f), _S.thing(v + 1, f)] if f else []
-            candidates.append(cap + ".")  # tagged a noun phrase, it may still be a clause
-        elif opening:
-            at = f"at {self.company}" if self.company else "on your side"
-            for_ = self.company or "your team"
-            candidates = [
-                _S.opening(self.style.angle_name, self.formal, v, f, cap, at, for_),
-                _S.opening(self.style.angle_name, self.formal, 0, "", cap, at, for_),
-            ]
-        else:
-            candidates = [_S.step(step.role, v, f, cap), _S.step(step.role, 0, "", cap)]
-        for c in candidates:
-            s = self._ok(str(c))
-            if s:
-                return s
-        return ""
+    def step_sentence(self, step: Step) -> str:
+        """A fact as its own sentence: no stock lead-in, no connective the graph does
+        not support (the order of the facts carries the argument)."""
+        _, cap = self._forms(step.fact.text)
+        return self._ok(cap + ".")
 
-    def reason_sentence(self, text: str, slot: str, macro: Any) -> str:
-        if not text:
-            return ""
-        r, cap = self._forms(text)
-        for c in (macro(self.v(slot), r, cap), macro(0, "", cap)):
-            s = self._ok(str(c))
+    def notes_sentences(self, plan: Plan) -> list[str]:
+        """What the seller knows of the reader, told to them: the notes' sentence that
+        bears most on the facts told (and the first one, when short enough), in order."""
+        told = notes_told(self.scenario.prospect.notes or "")
+        if not told:
+            return []
+        facts = " ".join(
+            [st.fact.text for st in plan.steps]
+            + ([plan.change.fact.text] if plan.change is not None else [])
+            # the walk's problems the email cites but does not spell out (a product
+            # that answers "rubrics for reviewers" bears on notes about a rubric)
+            + [self.store.content(n) for n in self.path[1:-1] if n in self.store]
+        )
+        want = stems(facts)
+        scores = [len(stems(t) & want) for t in told]
+        best = max(range(len(told)), key=lambda i: (scores[i], -i))
+        if scores[best] < _NOTES_BEAR:
+            # notes the facts do not bear on are not told: an incident named and then
+            # left for another topic reads worse than a plain email, and echoing them
+            # would make every walk look relevant to the judge that trains the policy
+            return []
+        picks = sorted({0, best}) if best != 0 else [0]
+        if sum(len(told[i].split()) for i in picks) > 48:
+            picks = [best]
+        out: list[str] = []
+        for k, i in enumerate(picks):
+            t = told[i]
+            if k == 0:
+                # the reader's own situation, owned as what the seller heard; a
+                # sentence that cannot take the lead-in is not told bare
+                low = "y" + t[1:] if t.startswith(("You ", "Your ")) else self.vocab.lowered(t)
+                c = str(_S.notes_opening(self.v("notes"), low or t, t))
+                s = self._ok(c)
+                if not s:
+                    break
+            else:
+                s = self._ok(t + ".")
             if s:
-                return s
+                out.append(s)
+        return out
+
+    def product_sentence(self, ch: Step) -> str:
+        if not ch.fact.ok:
+            return ""
+        f, cap = self._forms(ch.fact.text)
+        seller = self.seller
+        brand = seller.split(" ", 1)[0] if seller else ""
+        named = bool(brand) and brand in " ".join(cap.split()[:4])
+        first = cap.split(" ", 1)[0]
+        if ch.fact.kind == "noun" and not named and not self.proper(first):
+            options = [_S.product_noun(self.v("product"), f or cap), cap + "."]
+        elif named or not f:
+            options = [cap + "."]
+        else:
+            options = [_S.product_clause(self.v("product"), f, cap, seller), cap + "."]
+        for c in options:
+            out = self._ok(str(c))
+            if out:
+                return out
         return ""
 
     def render(self, plan: Plan) -> FinalEmail:
         paras: list[str] = []
-        sentences: list[str] = []
-        told: set[str] = set()
-        for i, step in enumerate(plan.steps):
-            if step.fact.text.lower() in told:
-                continue  # two nodes that say the same thing: told once
-            told.add(step.fact.text.lower())
-            s = self.step_sentence(step, i, opening=not sentences)
-            if not s:
-                continue
-            if step.joined and sentences and step.fact.kind != "noun" and s[-1] == ".":
-                # subordinated to the step before: one sentence, two facts
-                f, _ = self._forms(step.fact.text)
-                joined = self._ok(f"{sentences[-1][:-1]}, and {f}.") if f else ""
-                if joined and len(joined.split()) <= 40:
-                    sentences[-1] = joined
-                    continue
-            sentences.append(s)
-            why = self.reason_sentence(step.reason, f"why{i}", _S.because)
-            if why:
-                sentences.append(why)
-        # the problem: an opening paragraph and, when long, the rest in a second one
-        if sentences:
-            cut = 2 if len(sentences) > 3 else len(sentences)
-            paras.append(" ".join(sentences[:cut]))
-            if sentences[cut:]:
-                paras.append(" ".join(sentences[cut:]))
+        notes = self.notes_sentences(plan)
+        if notes:
+            paras.append(" ".join(notes))
+        facts = [x for x in (self.step_sentence(st) for st in plan.steps) if x]
+        if facts:
+            paras.append(" ".join(facts))
         if plan.change is not None:
-            ch = plan.change
-            f, cap = self._forms(ch.fact.text)
-            prod = ""
-            if ch.fact.ok:
-                for c in (
-                    _S.product(
-                        self.v("product"),
-                        f if ch.fact.kind != "noun" else (f or cap),
-                        cap,
-                        ch.fact.kind,
-                        # "With Frostline, Frostline's probes ..." names it twice
-                        "" if self.seller and self.seller in cap else self.seller,
-                    ),
-                    _S.product(0, "", cap, "clause", ""),
-                ):
-                    prod = self._ok(str(c))
-                    if prod:
-                        break
-            proof = self.reason_sentence(ch.reason, "proof", _S.proof)
+            prod = self.product_sentence(plan.change)
+            proof = self._ok(self._forms(plan.change.reason)[1] + ".") if plan.change.reason else ""
             text = " ".join(x for x in (prod, proof) if x)
+            if not text:  # never an email that is only the ask
+                text = self._fallback_product(plan.change.node)
             if text:
                 paras.append(text)
-        elif not paras or not is_product_feature(self.path[-1] if self.path else ""):
+        if not paras:
             paras.append(str(_S.no_product(self.v("noproduct"))))
         paras.append(self.ask())
         p = self.scenario.prospect
@@ -406,6 +411,14 @@ class Realiser:
         )
         return FinalEmail(subject=self.subject(plan), body=body, citations=list(self.path))
 
+    def _fallback_product(self, node: str) -> str:
+        """Any whole sentence of the product's text that passes the check, as written."""
+        for sent in sentences(self.store.content(node)):
+            s = self._ok(agree(plain(sent.rstrip(".!? "))) + ".")
+            if s and not _NEEDS_BEFORE.match(s):
+                return s
+        return ""
+
     def ask(self) -> str:
         goal = _WS.sub(" ", self.scenario.goal).strip().rstrip(".!?")
         obj = goal_object(goal)
@@ -418,7 +431,11 @@ class Realiser:
     def subject(self, plan: Plan) -> str:
         p = self.scenario.prospect
         topic = subject_topic(
-            self.store, plan.topic_node, [s.node for s in plan.steps], p.notes or ""
+            self.store,
+            plan.topic_node,
+            [s.node for s in plan.steps] or ([plan.change.node] if plan.change else []),
+            p.notes or "",
+            self.path,
         )
         company = "" if self.neutral else self.company
         cap = topic[:1].upper() + topic[1:]

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 
 from codreamer.agent.writer.grammar import base_form, wordset
 from codreamer.agent.writer.text import customer_fact
+from codreamer.graph.schema import is_product_feature
+from codreamer.models import CUSTOMER_JOB
 
 if TYPE_CHECKING:
     from codreamer.graph.store import GraphStore
@@ -95,26 +97,72 @@ def _case(words: list[str]) -> str:
 def id_topic(node_id: str) -> str:
     """A readable topic from a node id ('data-use-cases-67d1b3c1' -> 'data use cases'),
     or "" when the id does not read as words."""
-    t = _HASH_SUFFIX.sub("", node_id).split(":")[-1].replace("-", " ").replace("_", " ")
-    words = [w for w in t.split() if w.isalpha()]
+    t = _HASH_SUFFIX.sub("", node_id).split(":")[-1].strip()
+    # a slug ("data-use-cases") is words joined by dashes; a title keeps its hyphens
+    t = t.replace("_", " ") if " " in t else t.replace("-", " ").replace("_", " ")
+    words = [w for w in t.split() if w.replace("-", "").replace("+", "").isalpha()]
     if not words or len(words) != len(t.split()) or len(words) > 5:
         return ""
+    b = base_form(words[0].lower())
+    if b is not None and b != words[0].lower():
+        return ""  # "generates high quality synthetic data" is a predicate, not a topic
     return _case(words)
 
 
-def subject_topic(store: GraphStore, topic_node: str, nodes: list[str], notes: str) -> str:
-    facts = " ".join(store.content(n) + " " + n for n in nodes)
-    if notes.strip():
-        phrase = notes_phrase(notes, facts)
-        if phrase:
-            return _case(phrase.split())
-    topic = id_topic(topic_node) if topic_node not in ("Customer Job",) else ""
-    if topic:
-        return topic
-    fact = customer_fact(store.content(topic_node), 12).text
+# Node ids that name a slot in the graph's schema, not a topic: a subject made of one
+# reads as an unfilled template ("Product feature at Lumen Synthetic").
+_SCHEMA_IDS = wordset(
+    """
+    product feature features customer job pain point points solution solutions benefit
+    benefits use case cases capability capabilities node concept topic problem problems
+    outcome outcomes value driver drivers need needs challenge challenges process
+    """
+)
+
+
+def _readable(node_id: str) -> str:
+    """The node's id as a topic, or "" for a product node or an id that only names the
+    schema's slot ("Product Feature", "Pain Point")."""
+    if is_product_feature(node_id) or node_id == CUSTOMER_JOB:
+        return ""
+    topic = id_topic(node_id)
+    if not topic or all(w.lower() in _SCHEMA_IDS for w in topic.split()):
+        return ""
+    return topic
+
+
+def _opening_np(fact: str) -> str:
     words: list[str] = []
     for w in fact.split():
         if words and (w.lower() in _FUNCTION or base_form(w.lower())):
             break
         words.append(w.strip(",."))
-    return _case(words[:5]) if words else "your priorities"
+    np_ = _case(words[:5]) if len(words) >= 2 else ""
+    return "" if any(w.lower() in ("product", "feature") for w in words[:2]) else np_
+
+
+def subject_topic(
+    store: GraphStore,
+    topic_node: str,
+    nodes: list[str],
+    notes: str,
+    path: tuple[str, ...] | list[str] = (),
+) -> str:
+    """The reader's problem as a clean noun phrase: the title of the fact the email
+    leads with (the one that bears on the notes when there are notes), else the
+    problem the walk reaches the product from, else a fact's opening noun phrase.
+    Never a product node or a schema slot ("Product Feature"): the subject names the
+    reader's problem, not the seller's catalogue. Words cut from the notes read
+    garbled ("Thoughts on main street?"), so the notes choose the fact, and the graph
+    names it."""
+    order = [topic_node, *nodes, *reversed([n for n in path if n not in nodes])]
+    for node in order:
+        topic = _readable(node) if node in store or node == topic_node else ""
+        if topic:
+            return topic
+    for node in order:
+        if node in store and not is_product_feature(node) and node != CUSTOMER_JOB:
+            topic = _opening_np(customer_fact(store.content(node), 12).text)
+            if topic:
+                return topic
+    return "your priorities"

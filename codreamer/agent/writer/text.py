@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from codreamer.agent.writer.grammar import has_finite_verb, is_predicate
+from codreamer.agent.writer.grammar import AUX, base_form, has_finite_verb, is_predicate
 
 _WS = re.compile(r"\s+")
 _SENTENCES = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
@@ -46,7 +46,15 @@ META = re.compile(
     r"\bbuyers?\b|\buseful for [\w-]+ (?:buyers|readers|prospects|leaders)|\blead with\b|"
     r"worth mentioning|selling point|value prop|\bprospects?\b|\bthe reader\b|"
     r"\bhighlight\b|takeaway|for the author|worth making clear|\bmake (?:it )?clear\b|"
-    r"\bkey point\b|note to self|\bremember to\b|^worth \w+ing\b)",
+    r"\bkey point\b|note to self|\bremember to\b|^worth \w+ing\b|positioning|"
+    r"should be (?:mentioned|raised|paired|told|named)|\bmentioned alongside\b|"
+    r"most direct (?:path|route|link)|worth noting|\bthe argument\b|\bthe (?:idea|logic) "
+    r"(?:here )?is\b|\bthis is why (?:we|the)\b|\bin this (?:graph|map)\b|"
+    r"\b(?:is |it'?s )?worth (?:making|stressing|adding|pointing|flagging|saying|"
+    r"emphasi[sz]ing|underlining|repeating|calling)\b|\bwhere (?:the |our )?(?:main )?"
+    r"product (?:fits|comes in)\b|\bproduct fits\b|\bwe (?:want|need|should|would like) "
+    r"to\b|\b(?:the )?alternative we\b|\bhand in hand\b|\bto contrast (?:with|it)\b|"
+    r"\bthe (?:main |core )?(?:hook|story|narrative|framing)\b|\bframe (?:it|this)\b)",
     re.IGNORECASE,
 )
 # A trailing clause that tells the author why the link matters ("..., highlighting a
@@ -147,9 +155,27 @@ def is_meta(sentence: str) -> bool:
     return bool(META.search(sentence) or _QUOTED.search(sentence))
 
 
+_MID_EXAMPLES = re.compile(r",\s+(?:such as|including|like|e\.g\.)\s")
+
+
+def _drop_mid_examples(t: str) -> str:
+    """ "Struck-by incidents, such as being hit by a loader or a falling load, are the
+    second leading cause ..." -> "Struck-by incidents are the second leading cause ...":
+    a list of examples between the subject and its verb goes, never the verb."""
+    m = _MID_EXAMPLES.search(t)
+    if not m:
+        return t
+    for c in re.finditer(r",\s+(\S+)", t[m.end() :]):
+        w = c.group(1).lower()
+        if w in AUX or (base_form(w) is not None and base_form(w) != w):
+            return t[: m.start()] + " " + t[m.end() + c.start(1) :]
+    return t
+
+
 def _clean(text: str) -> str:
     t = _WS.sub(" ", text).strip()
     t = _TANGENT.sub("", t).strip()
+    t = _drop_mid_examples(t)
     return t.rstrip(",;: ")
 
 
@@ -230,13 +256,36 @@ class Fact:
 
 
 _EMPTY = Fact("", "noun")
-_ANAPHOR = re.compile(r"^(?:it|this|these|those|they|that|such)\b", re.IGNORECASE)
+_ANAPHOR = re.compile(
+    r"^(?:it|this|these|those|they|that|such|by then|then|there|here|also|instead|"
+    r"otherwise|in that case|at that point|reports|alerts)\b|\bat the same time\b|"
+    r"\b(?:as well|too)$",
+    re.IGNORECASE,
+)
+# "A temperature excursion is any period when ...", "NRW is water that ...": a
+# definition, which an expert reads as a lecture.
+_DEFINITION = re.compile(
+    r"^(?:an?\s+|the\s+)?[\w-]+(?:\s+[\w-]+){0,4}\s+(?:is|are|refers? to|means)\s+"
+    r"(?:(?:(?:any|an?|the)\s+)?(?:[\w-]+\s+){0,3}?(?:that|when|where|which|in which|used|paid)|"
+    r"(?:any|an?|the)\s+(?!(?:leading|biggest|largest|main|most|second|third|first|top|"
+    r"single|primary|number|same|share)\b)(?:[\w-]+\s+){1,3}?of)\b",
+    re.IGNORECASE,
+)
+
+
+def is_definition(text: str) -> bool:
+    t = text.strip()
+    return bool(_DEFINITION.match(t)) and not re.match(
+        r"^(?:the\s+)?(?:problem|issue|reason|result|point|catch|risk|cost)\b", t, re.I
+    )
 
 
 @lru_cache(maxsize=65536)
-def customer_fact(content: str, limit: int = 24) -> Fact:
+def customer_fact(content: str, limit: int = 24, first: bool = False) -> Fact:
     """The node's clearest sentence for a customer, tangents and author's notes out,
-    shortened to about `limit` words without losing a contrast or a cause."""
+    shortened to about `limit` words without losing a contrast or a cause. `first`:
+    the first sentence wins unless it is unusable (a product's first sentence names
+    it; a later one leans on it: "The cab unit alerts at the same time")."""
     best: tuple[float, str] | None = None
     for i, s in enumerate(sentences(content)):
         if is_meta(s):
@@ -247,9 +296,14 @@ def customer_fact(content: str, limit: int = 24) -> Fact:
             continue
         # The first sentence usually states the fact; a later one qualifies it. A
         # full clause of a readable length beats a long one or a fragment.
-        score = -0.6 * i - max(0, n - limit) * 0.08 + (0.5 if has_finite_verb(s) else 0.0)
+        score = -(3.0 if first else 0.6) * i - max(0, n - limit) * 0.08
+        score += 0.5 if has_finite_verb(s) else 0.0
         if _ANAPHOR.match(s):
             score -= 1.0  # "It ranges from ..." needs the sentence before it
+        if first and _GENERAL_OPENING.match(s):
+            score -= 4.0  # "Efficiently evaluating X needs tooling": a platitude, no product
+        elif first and _DOES.search(s):
+            score += 1.0  # "Weave provides a feedback system ...": what the product does
         if best is None or score > best[0]:
             best = (score, s)
     if best is None:
@@ -258,6 +312,15 @@ def customer_fact(content: str, limit: int = 24) -> Fact:
     if is_predicate(t):
         return Fact(t, "predicate")
     return Fact(t, "clause" if has_finite_verb(t) else "noun")
+
+
+# A product node's sentence about the field rather than the product ("Efficiently
+# evaluating LLM applications requires robust tooling ..."): a gerund subject.
+_GENERAL_OPENING = re.compile(r"^(?:[A-Z][a-z]+ly\s+[a-z]+ing|[A-Z][a-z]+ing)\s", re.ASCII)
+_DOES = re.compile(
+    r"\b(?:provides?|offers?|lets|allows?|gives?|enables?|helps?|flags?|scores?|routes?|"
+    r"alerts?|tracks?|ranks?|checks?|records?|turns?|detects?|shows?|sends?)\b"
+)
 
 
 @lru_cache(maxsize=65536)

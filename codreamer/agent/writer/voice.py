@@ -17,7 +17,6 @@ from codreamer.agent.writer.grammar import (
     RELATIVE,
     base_form,
     has_finite_verb,
-    is_predicate,
     wordset,
 )
 
@@ -53,6 +52,7 @@ _SUBJ_NEXT = wordset(
     face depend to will should may cannot
     """
 )
+_PREP_BEFORE = wordset("at in for of across among with from by between inside within like than")
 _NOT_MODIFIER = DETERMINERS | RELATIVE | frozenset({"and", "or", "but", "than", "as"})
 
 
@@ -72,6 +72,8 @@ def _you(words: list[str], i: int, plural: bool) -> list[str] | None:
         j -= 1
     if not plural and (j == i or words[j].lower() not in ("a", "an", "the", "each", "every")):
         return None
+    if j > 0 and words[j - 1].lower() in _PREP_BEFORE:
+        return None  # "new agents at SaaS companies" is not "new agents at you"
     who = "you" if plural else "your team"
     return words[:j] + [who] + words[i + 1 :]
 
@@ -95,99 +97,123 @@ def to_reader(text: str, classes: tuple[str, ...]) -> str:
     return text
 
 
-# Plain words for wordy ones: a paraphrase a reader prefers, and less of the graph's
-# wording copied verbatim.
-_PLAIN = tuple(
-    (re.compile(rf"(?<!\w){a}(?!\w)", re.IGNORECASE), b)
-    for a, b in (
-        ("in order to", "to"),
-        ("a large number of", "many"),
-        ("a number of", "several"),
-        ("is able to", "can"),
-        ("are able to", "can"),
-        ("approximately", "about"),
-        ("utili[sz]ed", "used"),
-        ("utili[sz]es", "uses"),
-        ("utili[sz]e", "use"),
-        ("prior to", "before"),
-        ("as soon as", "the moment"),
-        ("every day", "daily"),
-        ("commonly", "typically"),
-        ("in addition to", "besides"),
-        ("a variety of", "many"),
-        ("various", "many"),
-        ("significantly", "markedly"),
-        ("numerous", "many"),
-        ("additionally", "also"),
-        ("assists", "helps"),
-        ("assist", "help"),
-        ("obtain", "get"),
-        ("purchase", "buy"),
-        ("sufficient", "enough"),
-        ("individuals", "people"),
-        ("methodologies", "methods"),
-        ("usually", "typically"),
-        ("often", "frequently"),
-        ("every", "each"),
-        ("quickly", "fast"),
-        ("discovered", "found"),
-        ("a single", "one"),
-        ("many of", "a lot of"),
-        ("important", "significant"),
-        ("difficult", "hard"),
-        ("has to", "must"),
-        ("have to", "must"),
-        ("needs to", "has to"),
-        ("need to", "have to"),
-        ("don't", "do not"),
-        ("doesn't", "does not"),
-        ("isn't", "is not"),
-        ("aren't", "are not"),
-        ("can't", "cannot"),
-        ("won't", "will not"),
-        ("because", "since"),
-        (", but", ", yet"),
-        (", while", ", whereas"),
-        (", so", ", which means"),
-        ("reduces", "cuts"),
-        ("reduce", "cut"),
-        ("begins", "starts"),
-        ("problems", "issues"),
-        ("problem", "issue"),
-        ("requires", "needs"),
-        ("require", "need"),
-        ("provides", "gives"),
-        ("receives", "gets"),
-        ("receive", "get"),
-        ("nearly", "almost"),
-        ("roughly", "about"),
-        ("entire", "whole"),
-        ("additional", "extra"),
-        ("rapidly", "fast"),
-        ("immediately", "at once"),
-        ("currently", "today"),
-        ("customers", "clients"),
-        ("large", "big"),
-    )
+# Plain words for wordy ones, and swaps between words of the same meaning: a fact is
+# told in the seller's words, not pasted from the graph (each swap breaks a span the
+# graph wrote; swaps go both ways, so the email differs from the graph whichever
+# word the graph used). Keys are lower case; the match keeps the case of its first
+# letter.
+# Only swaps that read right in every context are kept: a swap that is wrong once
+# ("hard hat" -> "difficult hat", "SolarAPP+ issues permits" -> "... problems
+# permits", "doesn't have to" -> "doesn't must", "a problem" -> "a issue") costs
+# more than the copied span it breaks. So no swap of a word that is also a noun or
+# a verb of another meaning, none that changes the article ("a"/"an") before it,
+# and none in a compound noun or a named term (see _swap).
+_ONE_WAY = {
+    "in order to": "to",
+    "a large number of": "many",
+    "a number of": "several",
+    "is able to": "can",
+    "are able to": "can",
+    "approximately": "about",
+    "utilized": "used",
+    "utilised": "used",
+    "utilizes": "uses",
+    "utilises": "uses",
+    "utilize": "use",
+    "utilise": "use",
+    "prior to": "before",
+    "commonly": "typically",
+    "in addition to": "besides",
+    "a variety of": "many",
+    "numerous": "many",
+    "additionally": "also",
+    "assists": "helps",
+    "obtain": "get",
+    "methodologies": "methods",
+    "because": "since",
+    "reduces": "cuts",
+    "receives": "gets",
+    "roughly": "about",
+    "such as": "like",
+    "by hand": "manually",
+    "difficult": "hard",
+    "begins": "starts",
+    "requires": "needs",
+    "sufficient": "enough",
+    "discovered": "found",
+    "immediately": "at once",
+}
+_BOTH_WAYS = (
+    ("typically", "usually"),
+    ("often", "frequently"),
+    ("cannot", "can't"),
+    ("do not", "don't"),
+    ("does not", "doesn't"),
+    ("is not", "isn't"),
+    ("are not", "aren't"),
+    ("will not", "won't"),
+    ("nearly", "almost"),
+    ("faster", "quicker"),
+    ("rises", "climbs"),
 )
+_SWAPS: dict[str, str] = dict(_ONE_WAY)
+for _a, _b in _BOTH_WAYS:
+    _SWAPS.setdefault(_a, _b)
+    _SWAPS.setdefault(_b, _a)
+_SWAPS["frequently"] = "often"  # both directions of a pair; the shorter reads plainer
+_PLAIN_ONE = re.compile(
+    "|".join(
+        rf"(?<![\w'-]){re.escape(k)}(?![\w'-])" for k in sorted(_SWAPS, key=len, reverse=True)
+    ),
+    re.IGNORECASE,
+)
+# Figures: "30%" <-> "30 percent"; "about 40" <-> "around 40"; "more than 16" <-> "over 16".
+_FIGURES = re.compile(
+    r"(?P<pct>(?<=\d)%)|(?<=\d) percent\b|\b(?P<w>about|around|more than|over)(?= [$€£]?\d)",
+    re.IGNORECASE,
+)
+_FIGURE_SWAP = {"about": "around", "around": "about", "more than": "over", "over": "more than"}
 
 
-_PLAIN_ONE = re.compile("|".join(f"(?:{p.pattern})" for p, _ in _PLAIN), re.IGNORECASE)
+_NAMED = re.compile(r"^[A-Z][\w&+-]*$")
+_ENDS = ".!?:"
+
+
+def _in_name(before: str, after: str, hit: str) -> bool:
+    """Whether the swap's words sit in a named term ("Frequently Asked Questions",
+    "SolarAPP+ Requires ..."): a capital next to them that does not open a sentence."""
+    prev = before.split()
+    if hit[:1].isupper() and prev and prev[-1][-1:] not in _ENDS:
+        return True
+    if prev and _NAMED.match(prev[-1]) and len(prev) > 1 and prev[-2][-1:] not in _ENDS:
+        return True
+    nxt = after.split()[:1]
+    return bool(nxt) and _NAMED.match(nxt[0]) is not None and nxt[0] != "I"
 
 
 def _swap(m: re.Match[str]) -> str:
     hit = m.group(0)
-    for pat, repl in _PLAIN:
-        if pat.fullmatch(hit):
-            return repl[:1].upper() + repl[1:] if hit[:1].isupper() else repl
-    return hit
+    if _in_name(m.string[: m.start()], m.string[m.end() :], hit):
+        return hit
+    repl = _SWAPS.get(hit.lower(), hit)
+    return repl[:1].upper() + repl[1:] if hit[:1].isupper() else repl
+
+
+def _figure(m: re.Match[str]) -> str:
+    if m.group("pct"):
+        return " percent"
+    w = m.group("w")
+    if w is None:
+        return "%"
+    repl = _FIGURE_SWAP[w.lower()]
+    return repl[:1].upper() + repl[1:] if w[:1].isupper() else repl
 
 
 @lru_cache(maxsize=65536)
 def plain(text: str) -> str:
-    """Plain words for wordy ones, and one-word swaps that keep the meaning: the
-    reader gets a paraphrase, not the graph's sentence pasted."""
-    return _PLAIN_ONE.sub(_swap, text)
+    """Plain words for wordy ones, and swaps that keep the meaning: the reader gets a
+    paraphrase, not the graph's sentence pasted."""
+    return _FIGURES.sub(_figure, _PLAIN_ONE.sub(_swap, text))
 
 
 _IRREGULAR_BASE = {"has": "have", "does": "do", "goes": "go", "is": "are", "was": "were"}
@@ -214,27 +240,65 @@ def you_form(predicate: str) -> str:
     for i in range(1, len(words) - 1):
         if words[i].lower() in ("and", "or") or words[i].endswith(","):
             nxt = base(words[i + 1])
-            if nxt is not None and words[i + 1].lower() not in ("is", "was"):
+            after = words[i + 2].lower() if i + 2 < len(words) else ""
+            if nxt is not None and words[i + 1].lower() not in ("is", "was") and after != "to":
                 words[i + 1] = nxt
     return " ".join(words)
 
 
-_NAME_VERB = re.compile(r"^(?P<name>[A-Z][\w&-]*(?:\s[A-Z][\w&-]*){0,2})\s(?P<rest>[a-z].*)$")
 _NAME_POSS = re.compile(r"^(?P<name>[A-Z][\w&-]*(?:\s[A-Z][\w&-]*){0,2})['’]s\s(?P<rest>[a-z].*)$")
 
 
 @lru_cache(maxsize=65536)
 def seller_voice(text: str) -> str:
-    """The product's fact in the seller's voice: "Brieflane flags X" -> "with Brieflane,
-    we flag X"; "Frostline's probes record X" -> "at Frostline, our probes record X"
-    ("" when the fact does not open on the product's name)."""
+    """The product's fact in the seller's voice: "Frostline's probes record X" -> "at
+    Frostline, our probes record X" ("" when the fact does not open that way)."""
     m = _NAME_POSS.match(text)
     if m and has_finite_verb(m.group("rest")):
         return f"at {m.group('name')}, our {m.group('rest')}"
-    m = _NAME_VERB.match(text)
-    if m and is_predicate(m.group("rest")):
-        told = you_form(m.group("rest"))
-        if told:
-            told = re.sub(r"\bits own\b", "our own", told)
-            return f"with {m.group('name')}, we {told}"
+    # "Brieflane ranks each document ... and displays ...": left in the third person;
+    # a "we" made of it must turn every coordinated verb, which a word list cannot.
     return ""
+
+
+_SUBJ_VERB = re.compile(
+    r"^(?P<subj>(?:[A-Za-z][\w-]*\s+){0,3}?[A-Za-z][\w-]*[^s\W]s)\s+"
+    r"(?P<adv>(?:typically|usually|often|frequently|still|also|always|rarely)\s+)?"
+    r"(?P<verb>[a-z]+)\b"
+)
+_AGREE_VERBS = wordset(
+    """
+    goes shows leads drives makes causes creates means stems comes results depends relies
+    happens remains becomes takes needs requires slows hurts adds raises triggers follows
+    """
+)
+_NOT_PLURAL = ("ss", "us", "is", "ics", "news", "series", "ous")
+
+
+@lru_cache(maxsize=65536)
+def agree(text: str) -> str:
+    """A plural subject with its verb in the plural: "Slow dashboards goes hand in
+    hand with ..." -> "Slow dashboards go hand in hand with ..." (graph text written
+    from templates often gets this wrong; a reader sees it at once)."""
+    m = _SUBJ_VERB.match(text)
+    if not m:
+        return text
+    subj = m.group("subj").split()
+    head = subj[-1].lower()
+    if any(w.lower().endswith("ing") for w in subj):
+        return text  # "Evaluating LLM applications needs ...": a gerund is singular
+    verb = m.group("verb")
+    if head.endswith(_NOT_PLURAL) or head.endswith("'s"):
+        return text
+    if verb == "is":
+        plural = "are"
+    elif verb == "has":
+        plural = "have"
+    elif verb == "was":
+        plural = "were"
+    else:
+        b = base_form(verb)
+        if b is None or b == verb or verb in AUX or verb not in _AGREE_VERBS:
+            return text  # "Operations costs rise": a noun, not a verb
+        plural = "go" if verb == "goes" else b
+    return text[: m.start("verb")] + plural + text[m.end("verb") :]

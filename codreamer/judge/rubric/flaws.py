@@ -16,6 +16,7 @@ costs, from readers' grades.
 from __future__ import annotations
 
 import re
+from difflib import SequenceMatcher
 
 from codreamer.judge.rubric.text_criteria import EmailText, ScenarioInfo
 
@@ -114,6 +115,21 @@ def _wrong_company(email: EmailText, info: ScenarioInfo, known: str) -> str | No
     return None
 
 
+def _misspelt_company(email: EmailText, info: ScenarioInfo, known: str) -> str | None:
+    """A word that is nearly the reader's company name but not it ("Lumen" for "Lumio")."""
+    target = info.company_word
+    if len(target) < 4:
+        return None
+    for tok in email.token_set:
+        if tok == target or tok[0] != target[0] or abs(len(tok) - len(target)) > 2:
+            continue
+        if len(tok) < 4 or tok in known:
+            continue
+        if SequenceMatcher(None, tok, target).ratio() >= 0.6:
+            return tok
+    return None
+
+
 def deception(
     email: EmailText, info: ScenarioInfo, subject_fit: float | None, known: str
 ) -> tuple[float, str]:
@@ -138,6 +154,8 @@ def deception(
         found.append(("the subject is not about the body", 0.5 * min(1.0, -subject_fit / 0.1)))
     if (who := _greeted_wrong(email, info)) is not None:
         found.append((f"greets {who!r}, not the reader", 0.8))
+    if (typo := _misspelt_company(email, info, known)) is not None:
+        found.append((f"misspells the reader's company ({typo!r})", 0.6))
     if (co := _wrong_company(email, info, known)) is not None:
         found.append((f"names {co!r} as the reader's company", 0.6))
     return _score(found, "nothing deceptive")
@@ -213,7 +231,8 @@ _INSULTS = re.compile(
 )
 _THREAT = re.compile(
     r"\b(?:or else|you(?:'ll| will) regret|(?:let|tell) your (?:board|boss|ceo|manager)|"
-    r"cc(?:'?ing)? your (?:ceo|boss|board)|legal action|name and shame|(?:i|we)(?:'ll| will| would)? report you|"
+    r"cc(?:'?ing)? your (?:ceo|boss|board)|legal action|name and shame|"
+    r"(?:i|we)(?:'ll| will| would)? report you|"
     r"(?:there will be|face the) consequences|if you don'?t (?:respond|reply|act)[^.?!]{0,40}"
     r"(?:will|i'?ll|we'?ll)|"
     # Pressure: deadlines for a reply, calls threatened, going over the reader's head.
@@ -229,7 +248,15 @@ _THREAT = re.compile(
     r"answer|a decision|a yes)[^.?!]{0,15}(?:today|now|immediately|by|asap)|"
     r"(?:this is|it'?s) (?:on you|your responsibility|your fault)|"
     r"every day you wait|each day you wait|(?:you|your team) (?:will|could) be "
-    r"(?:held )?(?:responsible|liable|blamed))",
+    r"(?:held )?(?:responsible|liable|blamed)|"
+    r"(?:reply|respond|answer|get back to me|write back)\s+(?:to me\s+)?(?:today|tonight|"
+    r"now|immediately|asap|right away|within)|"
+    r"(?:i'?ll|i will|we'?ll|we will) (?:call|ring|phone|drop by|stop by|visit|try) "
+    r"(?:you|your)[^.?!]{0,30}(?:tomorrow|today|tonight|at \d|again|first thing)|"
+    r"\bi need (?:\d+|a few|some|ten|fifteen|twenty|thirty) minutes|"
+    r"(?:going to|will|is going to) ask (?:you )?why|"
+    r"(?:teams|companies|people|those|leaders) (?:that|who) wait (?:on|for|end)|"
+    r"can'?t (?:afford to )?wait)",
 )
 
 

@@ -8,6 +8,12 @@ Every criterion is a score in [0, 1] with a one-line reason:
                      sentence embeddings, so a paraphrase counts); copying costs
     relevance        the email fits what is known of the prospect, by meaning: their
                      notes, or only title, industry and stack (a criterion, not a gate)
+    specificity      it uses the specifics the seller knew (the notes' numbers, names,
+                     incidents) rather than only their topic
+    product          it says what the product does (some sentence carries a Product
+                     Feature node's meaning)
+    solution_fit     of the product's features, it pitches the one that fits the prospect
+    own_job          it does not tell the reader what their own business does
     fit              pitched at the reader: length, register, framing by seniority
     call_to_action   one ask, for the goal, as a question or a statement
     personalisation  name, company, their situation, a personal subject
@@ -63,8 +69,12 @@ from codreamer.judge.rubric.semantic import (
     GraphVectors,
     contradiction,
     email_vectors,
+    own_job,
+    product,
     profile_text,
     relevance,
+    solution_fit,
+    specificity,
     subject_fit,
 )
 from codreamer.judge.rubric.semantic import grounding as grounding_by_meaning
@@ -89,7 +99,7 @@ if TYPE_CHECKING:  # networkx stays out of the import path
 
     from codreamer.graph.store import GraphStore
 
-GRAPH_CRITERIA = ("argument", "grounding", "contradiction")
+GRAPH_CRITERIA = ("argument", "grounding", "contradiction", "product", "solution_fit", "own_job")
 WEIGHTED = FEATURES  # the criteria the fitted total weighs (GATES multiply it)
 
 __all__ = [
@@ -258,6 +268,14 @@ class RubricJudge:
             results["argument"] = argument(index, cites, text)
             results["grounding"] = grounding(cites, text, claim_list, pasted, by_meaning)
             results["contradiction"] = contradiction(ev, cites.resolved, gv, allowed.lower())
+            results["product"] = product(ev, gv)
+            results["own_job"] = own_job(ev, gv)
+            sf = solution_fit(ev, gv, view.profile)
+            if sf is None:
+                results["solution_fit"] = (1.0, "one feature, or nothing known: not scored")
+                unscored.add("solution_fit")
+            else:
+                results["solution_fit"] = sf
             product_shown = bool(index.product_names & text.counts.keys()) or any(
                 index.coverage(f, text.concepts) >= PRODUCT_SHOWN for f in index.features
             )
@@ -266,6 +284,12 @@ class RubricJudge:
         else:
             results["relevance"] = (1.0, "nothing known of the prospect: not scored")
             unscored.add("relevance")
+        notes = (scenario.prospect.notes or "").strip()
+        if notes:
+            results["specificity"] = specificity(" ".join(s.text for s in text.prose), notes)
+        else:
+            results["specificity"] = (1.0, "no notes on the prospect: not scored")
+            unscored.add("specificity")
         fitted = fit(text, view.who)
         if fitted is None:
             results["fit"] = (1.0, "nothing known of the reader's role: not scored")
@@ -281,7 +305,9 @@ class RubricJudge:
         results["deception"] = deception(text, info, subject_fit(ev, gv, view.profile), known)
         results["tone"] = tone(text)
         results["grammar"] = grammar(text, self._lower)
-        results["naturalness"] = naturalness(text, self._vocab_for(view))
+        results["naturalness"] = naturalness(
+            text, self._vocab_for(view), scenario.prospect.notes or ""
+        )
         mult, why, _ = sendability(
             text, info, index, claim_list, product_shown, pasted, found_asks, sender
         )
@@ -289,7 +315,9 @@ class RubricJudge:
 
         frozen = frozenset(unscored)
         scores = {n: v for n, (v, _) in results.items()}
-        total = round(clamp(self.fitted.total(scores, frozen)), 4)
+        # Six significant digits, not decimals: a very bad email keeps a tiny non-zero
+        # total, so the ranking among flawed emails survives (DESIGN §4).
+        total = float(f"{clamp(self.fitted.total(scores, frozen)):.6g}")
         shares = self.fitted.shares(frozen)
         criteria = {
             n: criterion(round(clamp(results[n][0]), 4), round(shares.get(n, 0.0), 4),

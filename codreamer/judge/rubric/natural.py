@@ -41,24 +41,60 @@ _STOCK = re.compile(
     r"robust solution|empower(?:s|ing)? (?:your|teams|organi[sz]ations)|"
     r"drive (?:efficienc|growth|value)|end[- ]to[- ]end solution)",
 )
+# A definition told to the reader ("F1 is the harmonic mean of...", "An excursion is
+# any period when..."): a lecture, and to an expert a condescending one.
+_DEFINITION = re.compile(
+    r"\b(?:is|are) (?:defined as|the (?:harmonic |arithmetic |weighted )?mean of|a measure of|"
+    r"a metric (?:that|for)|any (?:period|time|event|case) (?:when|where|in which)|"
+    r"the (?:process|practice|act) of|a (?:type|kind|form) of)\b|\brefers? to\b|"
+    r"\bin other words\b|\b(?:measures|quantifies) (?:how|the (?:share|proportion|fraction))"
+)
 _ASKISH = re.compile(
     r"\?|\b(?:would|could|can|shall|let me know|happy to|glad to|free|available|open to|"
     r"worth|call|chat|minutes)\b",
 )
 
 
-def naturalness(email: EmailText, vocab: frozenset[str]) -> tuple[float, str]:
+def _echo(body_tokens: list[str], notes: str) -> int:
+    """The longest run of words the body copies from the prospect's notes."""
+    nt = TOKEN.findall(notes.lower())
+    if len(nt) < 5:
+        return 0
+    grams = {tuple(nt[i : i + 5]) for i in range(len(nt) - 4)}
+    best = run = 0
+    for i in range(len(body_tokens) - 4):
+        run = run + 1 if tuple(body_tokens[i : i + 5]) in grams else 0
+        best = max(best, run + 4 if run else 0)
+    return best
+
+
+_NODE_ID_SUBJECT = re.compile(r"product feature|customer job|-[0-9a-f]{8}\b", re.IGNORECASE)
+
+
+def naturalness(
+    email: EmailText, vocab: frozenset[str], prospect_notes: str = ""
+) -> tuple[float, str]:
     """`vocab`: lower-case words of the graph and the scenario (what a fact-bearing
-    sentence draws on)."""
+    sentence draws on); `prospect_notes`: what the seller knew, which an email should use,
+    not read back word for word."""
     prose = email.prose
     if not prose:
         return (1.0, "no prose") if not email.tokens else (0.5, "no sentences")
     found: list[tuple[str, float]] = []
-    lead_ins = [s.text for s in prose if _LEAD_IN.match(s.text.strip())]
-    if len(lead_ins) >= 2:
+    # A lead-in whose words say nothing of the graph or the prospect ("That gap is why
+    # we exist:") is a template's; one that names something ("Two numbers: ...") is not.
+    lead_ins = []
+    for s in prose:
+        m = _LEAD_IN.match(s.text.strip())
+        if m is None:
+            continue
+        words = [t for t in TOKEN.findall(m.group(1).lower()) if t not in EN_FUNCTION_WORDS]
+        if not any(t in vocab for t in words):
+            lead_ins.append(s.text)
+    if lead_ins:
         found.append(
             (f"{len(lead_ins)} facts glued on after a stock lead-in "
-             f"({lead_ins[0].split(':')[0][:30]!r}:)", min(0.7, 0.2 * (len(lead_ins) - 1)))
+             f"({lead_ins[0].split(':')[0][:30]!r}:)", min(0.7, 0.25 * len(lead_ins)))
         )  # fmt: skip
     notes = [m.group(0) for s in prose if (m := _AUTHOR_NOTE.search(s.text.lower()))]
     if notes:
@@ -78,9 +114,17 @@ def naturalness(email: EmailText, vocab: frozenset[str]) -> tuple[float, str]:
     if filler:
         found.append((f"{len(filler)} sentences with nothing behind them "
                       f"({filler[0][:35]!r})", min(0.6, 0.2 * len(filler))))  # fmt: skip
+    lectures = [m.group(0) for s in prose if (m := _DEFINITION.search(s.text.lower()))]
+    if lectures:
+        found.append((f"defines terms for the reader ({lectures[0][:30]!r})",
+                      min(0.6, 0.3 * len(lectures))))  # fmt: skip
     stock = [m.group(0) for m in _STOCK.finditer(f"{email.subject}\n{email.lower}".lower())]
     if stock:
         found.append((f"stock phrases ({stock[0][:30]!r})", min(0.7, 0.25 * len(stock))))
+    if (m := _NODE_ID_SUBJECT.search(email.subject or "")) is not None:
+        found.append((f"the subject names a graph node ({m.group(0)!r})", 0.6))
+    if prospect_notes and (run := _echo(email.tokens, prospect_notes)) >= 8:
+        found.append((f"reads the prospect's notes back word for word ({run} words)", 0.3))
     if not found:
         return 1.0, "reads as written by a person"
     score = 1.0

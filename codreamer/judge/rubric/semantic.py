@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from codreamer.graph.schema import CUSTOMER_JOB
+from codreamer.graph.schema import CUSTOMER_JOB, is_product_feature
+from codreamer.judge.rubric.language import stem
 from codreamer.judge.rubric.meaning import embed, top_mean
 from codreamer.models import Scenario
 
@@ -81,6 +82,33 @@ _FREQ_RANK = {"second": 0, "minute": 1, "real": 1, "live": 1, "instantly": 0,
               "continuously": 1, "hour": 2, "hourly": 2, "day": 3, "daily": 3, "night": 3,
               "nightly": 3, "week": 4, "weekly": 4, "month": 5, "monthly": 5, "quarter": 6,
               "quarterly": 6, "year": 7, "yearly": 7, "annually": 7}  # fmt: skip
+
+
+_NEGATED = re.compile(
+    r"\b(?:doesn'?t|does not|don'?t|do not|never|can'?t|cannot|won'?t|will not|isn'?t|"
+    r"aren'?t|is not|are not|no longer|not|without|no)\s+(?:(?:even|really|actually|yet|any|"
+    r"a|an|the|have|need to|try to|be)\s+)?([a-z][a-z-]{2,})"
+)
+_NEG_WORDS = frozenset(
+    ["not", "no", "never", "without", "cannot", "doesn't", "don't", "isn't", "aren't",
+     "won't", "can't", "doesnt", "dont", "isnt", "arent", "wont", "cant", "nor", "none"]
+)  # fmt: skip
+
+
+def _negates_fact(sent: str, fact: str) -> str | None:
+    """A word the sentence negates ("doesn't rewrite", "no UI") that the fact states
+    without a negation nearby: the sentence denies what the fact says."""
+    fwords = fact.lower().split()
+    fstems = {stem(w.strip(".,;:()\"'")): i for i, w in enumerate(fwords)}
+    for m in _NEGATED.finditer(sent.lower()):
+        w = stem(m.group(1))
+        i = fstems.get(w)
+        if i is None or len(w) < 3:
+            continue
+        if any(x.strip(".,;:") in _NEG_WORDS for x in fwords[max(0, i - 3) : i]):
+            continue
+        return m.group(0)
+    return None
 
 
 def _frequencies(text: str) -> set[int]:
@@ -355,6 +383,11 @@ def contradiction(
             ef, ff = _frequencies(sent.lower()), _frequencies(fact.lower())
             if not flips and ef and ff and not ef & ff:
                 flips = ["how often"]
+            # A denial is read only against what the product does: elsewhere a
+            # paraphrase negates freely ("clients no longer pay" for "refuse to pay").
+            if not flips and is_product_feature(node):
+                neg = _negates_fact(sent, fact)
+                flips = [neg] if neg is not None else []
             # Negation alone is not read: a paraphrase often negates ("without anyone
             # babysitting the cache"), and one sentence cannot tell the two apart.
             if flips:
@@ -406,3 +439,93 @@ _NOT_NAMES = frozenset(
         "each",
     ]
 )
+
+
+def own_job(ev: EmailVectors, gv: GraphVectors) -> tuple[float, str]:
+    """Readers mark down an email that tells them what their own company does: the
+    graph's Customer Job node is the seller's view of the customer, not news to them."""
+    if CUSTOMER_JOB not in gv.sentence_vecs or ev.vecs.shape[0] == 0:
+        return 1.0, "not measured"
+    sims = ev.vecs @ gv.sentence_vecs[CUSTOMER_JOB].T
+    worst = float(sims.max())
+    score = 1.0 - min(1.0, max(0.0, (worst - OWN_JOB_FROM) / 0.25))
+    if score >= 1.0:
+        return 1.0, "does not tell the reader about their own business"
+    return score, f"tells the reader what their own business does (cosine {worst:.2f})"
+
+
+def product(ev: EmailVectors, gv: GraphVectors) -> tuple[float, str]:
+    """The email says what the product does: some sentence carries a Product Feature
+    node's meaning (cited or not)."""
+    feats = [i for i in gv.node_ids if is_product_feature(i)]
+    if not feats or ev.vecs.shape[0] == 0:
+        return 0.0, "never says what the product does"
+    best, which = max((float((gv.sentence_vecs[f] @ ev.vecs.T).max()), f) for f in feats)
+    score = min(1.0, max(0.0, (best - 0.3) / (EXPRESSED + 0.08 - 0.3)))
+    if score >= 1.0:
+        return 1.0, f"says what the product does ({which[:40]})"
+    return score, f"barely says what the product does (cosine {best:.2f})"
+
+
+_SALIENT = re.compile(r"\$?\d[\d,.]*%?|\b[A-Z][a-zA-Z0-9&'-]+|\b[a-z][a-z-]{4,}")
+
+
+def specificity(body: str, notes: str) -> tuple[float, str]:
+    """How much of what the seller knew (the prospect's notes: their numbers, names,
+    incidents) the email uses. Readers grade an email that ignores a known incident
+    as generic, however relevant its topic."""
+    first = True
+    want: set[str] = set()
+    for m in _SALIENT.finditer(notes):
+        w = m.group(0)
+        if w[0].isupper() and first:
+            first = False
+            continue
+        first = False
+        w = w.lower().rstrip(".,")
+        if w in _STOP or w in _COMMON_NOTE_WORDS:
+            continue
+        want.add(stem(w) if w.isalpha() else w)
+    if not want:
+        return 1.0, "nothing specific known of the prospect"
+    low = body.lower()
+    have = {stem(t) for t in re.findall(r"[a-z][a-z-]+", low)} | set(
+        re.findall(r"\$?\d[\d,.]*%?", low)
+    )
+    used = sorted(w for w in want if w in have)
+    share = len(used) / len(want)
+    score = min(1.0, share / 0.35)
+    return (
+        score,
+        f"uses {len(used)} of {len(want)} specifics the seller knew "
+        f"({', '.join(used[:3]) or 'none'})",
+    )
+
+
+_COMMON_NOTE_WORDS = frozenset(
+    ["wants", "would", "their", "there", "about", "which", "after", "before", "since",
+     "still", "every", "other", "these", "those", "being", "could", "should", "while",
+     "where", "asked", "looking", "recently", "currently", "really"]
+)  # fmt: skip
+OWN_JOB_FROM = 0.6  # cosine with the Customer Job node from which an email restates it
+
+
+def solution_fit(
+    ev: EmailVectors, gv: GraphVectors, profile: np.ndarray | None
+) -> tuple[float, str] | None:
+    """Of the product's features, does the email pitch the one that fits what is
+    known of the prospect? The feature the email speaks of most (its closest
+    sentence) against the feature closest to the prospect, in the graph's own range.
+    None when the graph has one feature or nothing is known of the prospect."""
+    feats = [i for i in gv.node_ids if is_product_feature(i)]
+    if len(feats) < 2 or profile is None or ev.vecs.shape[0] == 0:
+        return None
+    said = max(feats, key=lambda f: float((gv.sentence_vecs[f] @ ev.vecs.T).max()))
+    idx = {n: k for k, n in enumerate(gv.node_ids)}
+    fit = {f: float(gv.node_vecs[idx[f]] @ profile) for f in feats}
+    hi, lo = max(fit.values()), min(fit.values())
+    score = 1.0 if hi - lo < 1e-6 else (fit[said] - lo) / (hi - lo)
+    best = max(fit, key=lambda f: fit[f])
+    if said == best:
+        return 1.0, f"pitches the feature that fits the prospect best ({said[:40]})"
+    return score, f"pitches {said[:35]!r}; {best[:35]!r} fits them better"

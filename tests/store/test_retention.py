@@ -9,9 +9,9 @@ import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from codreamer.loop.artifacts import RunPaths
-from codreamer.loop.status import read_meta, update_meta
-from codreamer.runs.retention import RunAge, prunable
+from codreamer.store.meta import read_meta, update_meta
+from codreamer.store.paths import RunPaths
+from codreamer.store.retention import RunAge, prunable
 
 REPO = Path(__file__).resolve().parents[2]
 NOW = datetime(2026, 1, 10, tzinfo=UTC)

@@ -1,0 +1,103 @@
+"""What the seller knows about the reader (the prospect's notes), told to them.
+
+Notes are written about the prospect, in the third person or as bare predicates
+("Runs an 85-agent team ...", "Her SIU of 9 investigators receives ...", "Firm
+wrote off 1,800 hours ..."). The reader's own situation is the best opening an
+email has, so the notes' sentences are turned to the second person ("You run an
+85-agent team ...", "Your SIU of 9 investigators receives ...") without adding a
+fact: only pronouns, the subject and the verb's person change. A sentence that
+cannot be turned cleanly is left out (the final check drops what is still broken).
+
+Pure and memoised.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from codreamer.agent.writer.grammar import base_form, has_finite_verb, is_predicate, wordset
+from codreamer.agent.writer.text import sentences
+from codreamer.agent.writer.voice import you_form
+
+_WS = re.compile(r"\s+")
+_PAREN = re.compile(r"\s*\([^)]*\)")
+_PAST = wordset(
+    """
+    lost ran had took saw said got made spent went wrote won built sold paid grew fell
+    rose left bought began kept found heard missed failed moved switched started added
+    cut hired fired opened closed launched signed asked tried wanted needed replaced
+    """
+)
+_BARE_NOUN = wordset(
+    """
+    firm company team clinic clinics hotel hotels site warehouse utility department unit
+    group lab plant fleet store practice office hospital agency district carrier insurer
+    """
+)
+_HE_SHE = re.compile(r"\b(she|he)\s+(\w+)", re.IGNORECASE)
+_HER_OBJECT = re.compile(
+    r"\b(her|him)\b(?=\s*(?:[,.;]|$|to\b|that\b|and\b|for\b|with\b|about\b|in\b|on\b|at\b))",
+    re.IGNORECASE,
+)
+_HER_HIS = re.compile(r"\b(her|his)\b", re.IGNORECASE)
+_SELF = re.compile(r"\b(herself|himself)\b", re.IGNORECASE)
+_THE_FIRM = re.compile(r"\b(the|The) (company|firm|practice|business)\b")
+_IRREGULAR = {"is": "are", "has": "have", "was": "were", "does": "do", "says": "say"}
+_WE = re.compile(r"\b(?:we|our|ours|us|ourselves)\b", re.IGNORECASE)
+_FIGURE_START = re.compile(r"^(?:about|around|over|nearly|almost|roughly|\$|\d)", re.IGNORECASE)
+
+
+def _cap(s: str) -> str:
+    return s[:1].upper() + s[1:]
+
+
+def _person(m: re.Match[str]) -> str:
+    verb = m.group(2)
+    low = verb.lower()
+    told = _IRREGULAR.get(low) or (base_form(low) if base_form(low) != low else None) or verb
+    return f"you {told}"
+
+
+def _you(sentence: str) -> str:
+    """One sentence of notes told to the reader ("" when it cannot be)."""
+    s = _PAREN.sub("", _WS.sub(" ", sentence)).strip().rstrip(".!?;: ")
+    if len(s.split()) < 4 or _WE.search(s):
+        return ""  # "we"/"our" in the seller's notes: whose data is it? Not told.
+    s = _HE_SHE.sub(_person, s)
+    s = _HER_OBJECT.sub("you", s)
+    s = _HER_HIS.sub("your", s)
+    s = _SELF.sub("yourself", s)
+    s = _THE_FIRM.sub(lambda m: ("Your " if m.group(1)[0] == "T" else "your ") + m.group(2), s)
+    words = s.split()
+    first = words[0].lower()
+    if first in ("still", "also", "now", "recently") and len(words) > 2:
+        told = you_form(" ".join(words[1:]))
+        if told and is_predicate(" ".join(words[1:])):
+            return f"You {first} {told}"
+    if is_predicate(s):
+        told = you_form(s)
+        return f"You {told}" if told else ""
+    if first in _PAST and len(words) > 2 and not has_finite_verb(" ".join(words[1:3])):
+        return f"You {first} {' '.join(words[1:])}"
+    second = words[1].lower()
+    if first in _BARE_NOUN and len(words) > 2 and (second in _PAST or base_form(second)):
+        return f"Your {first} {' '.join(words[1:])}"
+    if _FIGURE_START.match(s) and not has_finite_verb(s):
+        return f"You have {s[0].lower()}{s[1:]}"
+    if not has_finite_verb(s):
+        return ""  # "Worried about bias amplification ...": a fragment, never sent
+    return _cap(s)
+
+
+@lru_cache(maxsize=4096)
+def notes_told(notes: str) -> tuple[str, ...]:
+    """The notes' sentences told to the reader, in order (each without its full
+    stop); clauses joined by a semicolon count as sentences."""
+    out: list[str] = []
+    for sent in sentences(notes or ""):
+        for part in re.split(r";\s+", sent):
+            t = _you(part)
+            if t:
+                out.append(t)
+    return tuple(out)
