@@ -19,7 +19,8 @@ never buffers or refuses what it sends: one 70 MB header and one 200 MB header
 (sent until the server answers and closes), 8 at once of 1 MB headers, 5,000
 small headers, a head sent a byte at a time past the head timeout (one request,
 slow), and a foreign Host, alone and with a matching Origin, on a read, a run
-start and an empty cross-site POST. Their RSS is sampled on its own.
+start and an empty cross-site POST. They run first, on the API as started, and
+their RSS is sampled on its own.
 
     uv run python benchmarks/bench_hostile.py [--rounds 2]
 
@@ -325,6 +326,22 @@ def main() -> None:
             _burst(url, "/runs", None)
         benign_peak = sampler.stop()
 
+        # Request heads and Hosts first, on the API as started: their growth is measured
+        # from there, not from a heap the hostile bodies have already grown.
+        head_before = _rss_mb(proc.pid)
+        sampler = Sampler(proc.pid)
+        sampler.start()
+        heads: dict[str, Any] = {}
+        for name, case in head_cases(port).items():
+            got = case()
+            heads[name] = {
+                "statuses": sorted({s for s, _, _ in got}),
+                "max_reply_bytes": max(n for _, n, _ in got),
+                "max_seconds": round(max(t for _, _, t in got), 2),
+                "all_4xx": all(400 <= s < 500 for s, _, _ in got),
+                "reply_bounded": all(n <= MAX_HEAD_REPLY_BYTES for _, n, _ in got),
+            }
+        head_peak = sampler.stop()
         kinds: dict[str, Any] = {}
         sampler = Sampler(proc.pid)
         sampler.start()
@@ -345,21 +362,6 @@ def main() -> None:
         hostile_peak = sampler.stop()
         elapsed = time.perf_counter() - t0
 
-        # Request heads and Hosts, sampled on their own from a settled process.
-        head_before = _rss_mb(proc.pid)
-        sampler = Sampler(proc.pid)
-        sampler.start()
-        heads: dict[str, Any] = {}
-        for name, case in head_cases(port).items():
-            got = case()
-            heads[name] = {
-                "statuses": sorted({s for s, _, _ in got}),
-                "max_reply_bytes": max(n for _, n, _ in got),
-                "max_seconds": round(max(t for _, _, t in got), 2),
-                "all_4xx": all(400 <= s < 500 for s, _, _ in got),
-                "reply_bounded": all(n <= MAX_HEAD_REPLY_BYTES for _, n, _ in got),
-            }
-        head_peak = sampler.stop()
         alive = httpx.get(url + "/healthz", timeout=5).status_code == 200
         runs_dir = home / "results" / "runs"
         written = sorted(p.name for p in runs_dir.iterdir()) if runs_dir.exists() else []
