@@ -14,10 +14,19 @@ unknown keys, 1,000,000-deep nesting, a lone surrogate at the end, invalid
 UTF-8 at the end, a bare node list, a 500,000-character node id with edges to
 unknown targets, a 2 MB feedback field, and a body over the limit.
 
+Then request heads and Hosts (issue 23), each sent on a raw socket so the client
+never buffers or refuses what it sends: one 70 MB header and one 200 MB header
+(sent until the server answers and closes), 8 at once of 1 MB headers, 5,000
+small headers, a head sent a byte at a time past the head timeout (one request,
+slow), and a foreign Host, alone and with a matching Origin, on a read, a run
+start and an empty cross-site POST. They run first, on the API as started, and
+their RSS is sampled on its own.
+
     uv run python benchmarks/bench_hostile.py [--rounds 2]
 
 Prints one JSON object. Targets: API RSS growth under 100 MB during the hostile
-rounds; every answer a 4xx no larger than its request.
+rounds; every answer a 4xx no larger than its request; during the head and Host
+cases, every answer a 4xx of at most 4 KiB and RSS growth under 50 MB.
 """
 
 from __future__ import annotations
@@ -26,6 +35,7 @@ import argparse
 import json
 import os
 import platform
+import select
 import shutil
 import socket
 import subprocess
@@ -42,6 +52,8 @@ import httpx
 
 REPO = Path(__file__).resolve().parents[1]
 TARGET_RSS_GROWTH_MB = 100.0
+TARGET_HEAD_RSS_GROWTH_MB = 50.0
+MAX_HEAD_REPLY_BYTES = 4096
 CONCURRENT = 8
 LIMIT = 2_000_000
 
@@ -165,6 +177,114 @@ def _burst(url: str, path: str, body: bytes | None) -> list[tuple[int, int]]:
         return list(pool.map(one, range(CONCURRENT)))
 
 
+def _raw(
+    port: int,
+    head: bytes,
+    *,
+    chunk: int = 1 << 20,
+    total: int = 0,
+    pause: float = 0.0,
+    body: bytes = b"",
+) -> tuple[int, int, float]:
+    """Send `head` (then `total` more bytes of one header value, in `chunk`s) on a raw
+    socket until the server answers or closes; return (status, reply bytes, seconds).
+    Status 0: closed without an answer."""
+    t0 = time.perf_counter()
+    with socket.create_connection(("127.0.0.1", port), timeout=120) as sock:
+
+        def answered() -> bool:  # stop sending once the server has answered
+            return bool(select.select([sock], [], [], 0)[0])
+
+        try:
+            if pause:
+                for b in head:
+                    if answered():
+                        break
+                    sock.sendall(bytes([b]))
+                    time.sleep(pause)
+            else:
+                sock.sendall(head)
+            filler = b"a" * chunk
+            sent = 0
+            while sent < total and not answered():
+                sock.sendall(filler)
+                sent += chunk
+            if not answered():
+                sock.sendall(b"\r\n\r\n" if total else b"")
+                if body:
+                    sock.sendall(body)
+        except OSError:
+            pass  # the server answered and closed while we were still sending
+        reply = b""
+        try:
+            while len(reply) < 1 << 20:
+                data = sock.recv(65536)
+                if not data:
+                    break
+                reply += data
+        except OSError:
+            pass
+    seconds = time.perf_counter() - t0
+    try:
+        status = int(reply.split(b" ", 2)[1]) if reply.startswith(b"HTTP/") else 0
+    except (IndexError, ValueError):
+        status = 0
+    return status, len(reply), seconds
+
+
+def head_cases(port: int) -> dict[str, Callable[[], list[tuple[int, int, float]]]]:
+    host = f"127.0.0.1:{port}"
+    evil = "rebind.attacker.example"
+
+    def req(method: str, path: str, headers: dict[str, str], body: bytes = b"") -> bytes:
+        headers = {**headers, "Connection": "close"}  # so every reply ends with EOF
+        lines = [f"{method} {path} HTTP/1.1", *(f"{k}: {v}" for k, v in headers.items())]
+        if method == "POST":
+            lines.append(f"Content-Length: {len(body)}")
+        return ("\r\n".join(lines) + "\r\n").encode()
+
+    def big_header(mb: int) -> Callable[[], list[tuple[int, int, float]]]:
+        head = req("GET", "/healthz", {"Host": host}) + b"X-Big: "
+        return lambda: [_raw(port, head, total=mb << 20)]
+
+    def many_1mb() -> list[tuple[int, int, float]]:
+        head = req("GET", "/healthz", {"Host": host}) + b"X-Big: "
+        with ThreadPoolExecutor(CONCURRENT) as pool:
+            return list(pool.map(lambda _: _raw(port, head, total=1 << 20), range(CONCURRENT)))
+
+    def many_headers() -> list[tuple[int, int, float]]:
+        headers = {"Host": host, **{f"X-H{i}": "v" for i in range(5000)}}
+        return [_raw(port, req("GET", "/healthz", headers) + b"\r\n")]
+
+    def slow_head() -> list[tuple[int, int, float]]:
+        # One byte every 0.25 s: the head never completes within the head timeout.
+        head = req("GET", "/healthz", {"Host": host, "X-Pad": "p" * 200})
+        return [_raw(port, head, pause=0.25)]
+
+    run = json.dumps({"iterations": 1, "depth": 2}).encode()
+
+    def foreign(method: str, path: str, headers: dict[str, str], body: bytes = b"") -> Any:
+        return lambda: [_raw(port, req(method, path, headers, body) + b"\r\n", body=body)]
+
+    json_ct = {"Content-Type": "application/json"}
+    return {
+        "one_70mb_header": big_header(70),
+        "one_200mb_header": big_header(200),
+        "8_at_once_1mb_header": many_1mb,
+        "5000_headers": many_headers,
+        "slow_head_byte_by_byte": slow_head,
+        "foreign_host_read": foreign("GET", "/runs", {"Host": evil}),
+        "foreign_host_and_origin_start_run": foreign(
+            "POST", "/learn-loop", {"Host": evil, "Origin": f"http://{evil}", **json_ct}, run
+        ),
+        "empty_cross_site_post": foreign(
+            "POST", "/learn-loop", {"Host": host, "Origin": f"http://{evil}",
+                                    "Content-Type": "text/plain"}
+        ),
+        "foreign_host_healthz": foreign("GET", "/healthz", {"Host": evil}),
+    }  # fmt: skip
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=2, help="hostile bursts per kind")
@@ -206,6 +326,22 @@ def main() -> None:
             _burst(url, "/runs", None)
         benign_peak = sampler.stop()
 
+        # Request heads and Hosts first, on the API as started: their growth is measured
+        # from there, not from a heap the hostile bodies have already grown.
+        head_before = _rss_mb(proc.pid)
+        sampler = Sampler(proc.pid)
+        sampler.start()
+        heads: dict[str, Any] = {}
+        for name, case in head_cases(port).items():
+            got = case()
+            heads[name] = {
+                "statuses": sorted({s for s, _, _ in got}),
+                "max_reply_bytes": max(n for _, n, _ in got),
+                "max_seconds": round(max(t for _, _, t in got), 2),
+                "all_4xx": all(400 <= s < 500 for s, _, _ in got),
+                "reply_bounded": all(n <= MAX_HEAD_REPLY_BYTES for _, n, _ in got),
+            }
+        head_peak = sampler.stop()
         kinds: dict[str, Any] = {}
         sampler = Sampler(proc.pid)
         sampler.start()
@@ -225,9 +361,11 @@ def main() -> None:
             }
         hostile_peak = sampler.stop()
         elapsed = time.perf_counter() - t0
+
         alive = httpx.get(url + "/healthz", timeout=5).status_code == 200
         runs_dir = home / "results" / "runs"
         written = sorted(p.name for p in runs_dir.iterdir()) if runs_dir.exists() else []
+        head_growth = head_peak - head_before
     finally:
         proc.terminate()
         try:
@@ -251,6 +389,14 @@ def main() -> None:
             "hostile_growth": round(growth, 1),
         },
         "kinds": kinds,
+        "heads_and_hosts": {
+            "rss_mb": {
+                "before": round(head_before, 1),
+                "peak": round(head_peak, 1),
+                "growth": round(head_growth, 1),
+            },
+            "cases": heads,
+        },
         "api_alive_after": alive,
         "run_dirs_written": len(written),
         "targets": {
@@ -258,6 +404,11 @@ def main() -> None:
             "met_rss": growth < TARGET_RSS_GROWTH_MB,
             "met_every_reply_4xx_and_le_request": all(
                 k["all_4xx"] and k["reply_le_request"] for k in kinds.values()
+            ),
+            "heads_rss_growth_mb_under": TARGET_HEAD_RSS_GROWTH_MB,
+            "met_heads_rss": head_growth < TARGET_HEAD_RSS_GROWTH_MB,
+            "met_heads_every_reply_bounded_4xx": all(
+                h["all_4xx"] and h["reply_bounded"] for h in heads.values()
             ),
         },
     }

@@ -78,6 +78,7 @@ class LLMSettings(BaseModel):
     judge_base_url: str | None = None
     judge_api_key: str | None = Field(None, repr=False)
     timeout_s: float = 60.0
+    timeout_per_token_s: float = 0.2
     max_retries: int = 3
     concurrency: int = 4
     temperature: float = 1.0
@@ -145,6 +146,8 @@ class Settings(BaseSettings):
     )
     depth: int | None = Field(None, validation_alias=AliasChoices("DEPTH", "CODREAMER_DEPTH"))
     run_id: str | None = Field(None, validation_alias="RUN_ID")
+    # Tests only: a Unix socket every run event waits on (codreamer/store/gate.py).
+    test_event_gate: Path | None = Field(None, validation_alias="CODREAMER_TEST_EVENT_GATE")
 
     # API.
     api_host: str = Field("127.0.0.1", validation_alias="CODREAMER_API_HOST")
@@ -236,7 +239,13 @@ class Settings(BaseSettings):
     openai_base_url: str | None = Field(None, validation_alias="OPENAI_BASE_URL")
     openai_model: str = Field("gpt-4o-mini", validation_alias="CODREAMER_OPENAI_MODEL")
     judge_model: str | None = Field(None, validation_alias="CODREAMER_JUDGE_MODEL")
+    # A request's read timeout: CODREAMER_LLM_TIMEOUT, plus CODREAMER_LLM_TIMEOUT_PER_TOKEN
+    # for each token of its prompt (estimated) and of its max_tokens. 0.2 s a token
+    # allows for a small model on a busy 2-core CPU (measured 6-25 tokens/s here).
     llm_timeout_s: float = Field(60.0, validation_alias="CODREAMER_LLM_TIMEOUT")
+    llm_timeout_per_token_s: float = Field(
+        0.2, ge=0.0, le=60.0, validation_alias="CODREAMER_LLM_TIMEOUT_PER_TOKEN"
+    )
     llm_max_retries: int = Field(3, validation_alias="CODREAMER_LLM_MAX_RETRIES")
     llm_concurrency: int = Field(4, validation_alias="CODREAMER_LLM_CONCURRENCY")
     # Sampling temperature of the openai/art policies' non-greedy rollouts (greedy uses 0).
@@ -310,6 +319,7 @@ class Settings(BaseSettings):
             judge_base_url=self.judge_base_url,
             judge_api_key=self.judge_api_key,
             timeout_s=self.llm_timeout_s,
+            timeout_per_token_s=self.llm_timeout_per_token_s,
             max_retries=self.llm_max_retries,
             concurrency=self.llm_concurrency,
             temperature=self.llm_temperature,

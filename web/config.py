@@ -25,6 +25,8 @@ class WebSettings(BaseSettings):
     webhook_tolerance_s: int = Field(
         default=300, ge=1, validation_alias="CODREAMER_WEBHOOK_TOLERANCE_S"
     )
+    # The floor of the request and webhook size caps: the backend's GET /limits raises
+    # them to what it accepts and sends (web/sizes.py).
     max_body_bytes: int = Field(
         default=1_000_000, ge=1024, validation_alias="CODREAMER_WEB_MAX_BODY_BYTES"
     )

@@ -9,6 +9,7 @@ from fastapi import HTTPException, Request
 from web.backend import BackendClient
 from web.config import WebSettings
 from web.signature import Verifier
+from web.sizes import SizeLimits
 from web.state import StateStore
 
 
@@ -18,6 +19,7 @@ class WebContext:
     store: StateStore
     backend: BackendClient
     verifier: Verifier | None  # None: no secret configured, unsigned webhooks accepted
+    sizes: SizeLimits  # the backend's request and webhook size limits
 
     @classmethod
     def build(cls, settings: WebSettings) -> WebContext:
@@ -26,11 +28,13 @@ class WebContext:
             if settings.webhook_secret
             else None
         )
+        backend = BackendClient(settings.api_url, settings.api_timeout_s, settings.api_key)
         return cls(
             settings=settings,
             store=StateStore(settings.dedupe_capacity),
-            backend=BackendClient(settings.api_url, settings.api_timeout_s, settings.api_key),
+            backend=backend,
             verifier=verifier,
+            sizes=SizeLimits(backend, settings.max_body_bytes),
         )
 
 

@@ -21,6 +21,7 @@ from codreamer.api.schemas import (
     FeedbackAccepted,
     Health,
     LearnLoopRequest,
+    Limits,
     RunAccepted,
     RunAction,
     RunGraph,
@@ -37,6 +38,7 @@ from codreamer.runs.executors import Executor
 from codreamer.store.feedback import append_feedback
 from codreamer.store.status import RunStatus as RunStatusName
 from codreamer.store.storage import check_writable
+from codreamer.webhooks.envelope import max_payload_bytes
 
 # Declared for the OpenAPI page (its Authorize button); require_key does the check.
 bearer = HTTPBearer(auto_error=False, description="CODREAMER_API_KEY, when the server sets one.")
@@ -218,6 +220,18 @@ def post_feedback(event: FeedbackPost, request: Request) -> FeedbackAccepted:
 def scenarios(request: Request) -> ScenarioList:
     items = request.app.state.catalog.scenarios()
     return ScenarioList(scenarios=items, default=items[0].id if items else None)
+
+
+@router.get("/limits", response_model=Limits, summary="Request and webhook size limits")
+def limits(request: Request) -> Limits:
+    """The dashboard asks this, so it accepts every request this API accepts and every
+    webhook its runs send (DESIGN §8)."""
+    settings = _settings(request)
+    return Limits(
+        max_body_bytes=settings.max_body_bytes,
+        max_graph_nodes=settings.max_graph_nodes,
+        max_webhook_bytes=max_payload_bytes(settings.max_body_bytes, settings.max_graph_nodes),
+    )
 
 
 @open_router.get(

@@ -230,6 +230,17 @@ class FeedbackAccepted(BaseModel):
     event: dict[str, Any]
 
 
+class Limits(BaseModel):
+    """What this API accepts and sends, so a separately deployed dashboard can accept
+    the same requests and every webhook."""
+
+    max_body_bytes: int = Field(description="The largest request body (413 above).")
+    max_graph_nodes: int = Field(description="The most nodes a graph may have.")
+    max_webhook_bytes: int = Field(
+        description="The largest webhook body a run of an accepted request can produce."
+    )
+
+
 class ScenarioList(BaseModel):
     scenarios: list[Scenario]
     default: str | None

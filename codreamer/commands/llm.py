@@ -85,7 +85,13 @@ def serve_cmd(
     except CoDreamerError as exc:
         raise fail(str(exc)) from None
     typer.echo(f"serving {opts.model.name} at {base_url(opts)} (Ctrl-C stops)", err=True)
-    typer.echo(f"  OPENAI_BASE_URL={base_url(opts)} OPENAI_API_KEY=local", err=True)
+    # A small model answering in prose writes until max_tokens: 256 keeps a turn
+    # to ~10-15 s on a 2-core CPU (1024, the default for hosted models, took 40-160 s).
+    typer.echo(
+        f"  OPENAI_BASE_URL={base_url(opts)} OPENAI_API_KEY=local CODREAMER_OPENAI_MODEL=local "
+        "CODREAMER_LLM_MAX_TOKENS=256",
+        err=True,
+    )
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: stop quietly

@@ -26,6 +26,9 @@ if TYPE_CHECKING:
     from codreamer.config import Settings
 
 RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504})
+# A rough count of tokens in a request body, for its timeout: ~4 characters a token
+# in English and JSON.
+CHARS_PER_TOKEN = 4
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
@@ -84,6 +87,7 @@ class ChatClient:
         api_key: str | None = None,
         *,
         timeout_s: float = 60.0,
+        timeout_per_token_s: float = 0.0,
         max_retries: int = 3,
         backoff_initial_s: float = 0.5,
         backoff_max_s: float = 20.0,
@@ -95,6 +99,11 @@ class ChatClient:
         # the server's context is full.
         self.max_tokens = max_tokens
         self.max_retries = max(0, max_retries)
+        # A reply's time grows with the prompt the server reads and the tokens it may
+        # write; a small CPU model reads and writes a few tokens a second, so a fixed
+        # timeout either fails long prompts or waits for nothing on short ones.
+        self.timeout_s = timeout_s
+        self.timeout_per_token_s = max(0.0, timeout_per_token_s)
         self.backoff_initial_s = backoff_initial_s
         self.backoff_max_s = backoff_max_s
         headers = {"Content-Type": "application/json"}
@@ -114,9 +123,19 @@ class ChatClient:
             base_url or settings.openai_base_url or OPENAI_DEFAULT_BASE_URL,
             api_key if api_key is not None else settings.openai_api_key,
             timeout_s=settings.llm_timeout_s,
+            timeout_per_token_s=settings.llm_timeout_per_token_s,
             max_retries=settings.llm_max_retries,
             max_tokens=settings.llm_max_tokens,
         )
+
+    def timeout_for(self, body: dict[str, Any]) -> float:
+        """The read timeout of one request: the base, plus the per-token allowance for
+        the prompt (estimated from the body's size) and the reply's `max_tokens`."""
+        if not self.timeout_per_token_s:
+            return self.timeout_s
+        size = len(json.dumps(body, ensure_ascii=False))
+        tokens = size / CHARS_PER_TOKEN + int(body.get("max_tokens") or 0)
+        return self.timeout_s + self.timeout_per_token_s * tokens
 
     @property
     def url(self) -> str:
@@ -139,19 +158,25 @@ class ChatClient:
             retry=retry_if_exception_type(_RETRY_ON),
             reraise=True,
         )
+        timeout = self.timeout_for(body)
         try:
-            return retrying(self._post, body)
+            return retrying(self._post, body, timeout)
         except _Retryable as exc:
             raise LLMError(f"{self.url}: {exc} after {self.max_retries + 1} attempts") from None
         except httpx.TimeoutException:
-            raise LLMError(f"{self.url}: timed out after {self.max_retries + 1} attempts") from None
+            raise LLMError(
+                f"{self.url}: timed out ({timeout:.0f} s each) after {self.max_retries + 1} "
+                "attempts (CODREAMER_LLM_TIMEOUT, CODREAMER_LLM_TIMEOUT_PER_TOKEN)"
+            ) from None
         except httpx.TransportError as exc:
             raise LLMError(
                 f"{self.url}: {type(exc).__name__}: {exc} after {self.max_retries + 1} attempts"
             ) from None
 
-    def _post(self, body: dict[str, Any]) -> ChatResponse:
-        r = self._http.post(self.url, json=body)
+    def _post(self, body: dict[str, Any], timeout: float) -> ChatResponse:
+        r = self._http.post(
+            self.url, json=body, timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0))
+        )
         if r.status_code in RETRY_STATUSES:
             raise _Retryable(
                 f"HTTP {r.status_code}", parse_retry_after(r.headers.get("retry-after"))

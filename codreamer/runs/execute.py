@@ -11,6 +11,7 @@ from typing import Any
 
 from codreamer.config import Settings
 from codreamer.store.events import EventLog
+from codreamer.store.gate import EventGate
 from codreamer.store.paths import RunPaths
 from codreamer.webhooks.claims import EventClaims
 from codreamer.webhooks.dispatcher import Dispatcher, SubmitFn
@@ -59,6 +60,8 @@ def execute_run(
     # The dispatcher's delivered/failed events go through the loop's own EventLog, so
     # `seq` stays equal to the line number with two writers.
     events = event_log or EventLog(paths.events)
+    if settings.test_event_gate is not None and events.gate is None:
+        events.gate = EventGate(settings.test_event_gate, paths.run_id)
     claims = claims or webhook_claims(settings)
     dispatcher = Dispatcher.for_run(
         paths, settings, emit=events.emit_event, claims=claims, submit=submit_webhook

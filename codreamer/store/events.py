@@ -15,6 +15,7 @@ from typing import Any
 from codreamer.logs import run_lines
 from codreamer.models import utc_now_iso
 from codreamer.store.files import append_jsonl, read_jsonl, repair_jsonl
+from codreamer.store.gate import EventGate
 
 EventListener = Callable[[dict[str, Any]], None]
 
@@ -28,6 +29,8 @@ class EventLog:
     def __init__(self, path: Any, listener: EventListener | None = None) -> None:
         self.path = path
         self.listener = listener
+        # A test hook (codreamer/store/gate.py): None outside tests.
+        self.gate: EventGate | None = None
         # The webhook sender's thread appends too; one lock keeps `seq` in step
         # with the line numbers.
         self._lock = threading.Lock()
@@ -40,6 +43,8 @@ class EventLog:
             event = {"seq": self._seq, "type": type_, "at": utc_now_iso(), **data}
             append_jsonl(self.path, event)
         self._log_line(event)
+        if self.gate is not None:
+            self.gate.passes(event)
         if self.listener is not None:
             with contextlib.suppress(Exception):  # a listener's bug must never stop a run
                 self.listener(event)

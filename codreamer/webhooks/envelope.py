@@ -61,3 +61,21 @@ class DeliveryResult:
     attempts: int
     status_code: int | None = None
     reason: str | None = None
+
+
+# Per node in `node_scores`: quotes, colon, comma and a float's digits (repr of a
+# float is at most 24 characters), rounded up.
+_PER_NODE_BYTES = 40
+_ENVELOPE_BYTES = 64 * 1024
+
+
+def max_payload_bytes(max_body_bytes: int, max_graph_nodes: int) -> int:
+    """The largest webhook body a run can produce from a request the API accepts, so a
+    receiver can be sized to take every one (the dashboard asks `GET /limits`).
+
+    A node's id or text is re-encoded no longer than the request had it (UTF-8, no
+    ASCII escapes; the request had to escape what JSON escapes). Everything the graph
+    gives appears at most three times: the ids in `node_scores`, the cited ids, and
+    the email's words (taken from node texts). Measured: a 1.2 MB graph whose node id
+    is 600,000 characters gives 1.2 MB webhooks."""
+    return 3 * max_body_bytes + _PER_NODE_BYTES * max_graph_nodes + _ENVELOPE_BYTES

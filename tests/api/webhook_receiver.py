@@ -17,6 +17,9 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+# Requests to this path are answered and not recorded (see `Receiver.settle`).
+BARRIER_PATH = "/__settle__"
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -57,7 +60,8 @@ class Receiver:
     received: list[Received] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()  # notified on every request recorded
+        self._in_flight = 0  # connections accepted and not yet answered
         self._server: ThreadingHTTPServer | None = None
         self._started = threading.Event()
         self._stopped = False
@@ -81,6 +85,10 @@ class Receiver:
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+                if self.path == BARRIER_PATH:
+                    self.send_response(204)
+                    self.end_headers()
+                    return
                 length = int(self.headers.get("content-length") or 0)
                 body = self.rfile.read(length)
                 if receiver.respond is not None:
@@ -100,6 +108,7 @@ class Receiver:
                             time.monotonic(),
                         )
                     )
+                    receiver._lock.notify_all()
                 self.send_response(status)
                 if receiver.retry_after and status in (429, 503):
                     self.send_header("Retry-After", receiver.retry_after)
@@ -112,7 +121,21 @@ class Receiver:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        class Server(ThreadingHTTPServer):
+            # Counted in the accepting thread, so a request accepted before the
+            # barrier's is in flight by the time the barrier is answered.
+            def process_request(self, request: Any, client_address: Any) -> None:
+                with receiver._lock:
+                    receiver._in_flight += 1
+                super().process_request(request, client_address)
+
+            def shutdown_request(self, request: Any) -> None:
+                super().shutdown_request(request)
+                with receiver._lock:
+                    receiver._in_flight -= 1
+                    receiver._lock.notify_all()
+
+        server = Server(("127.0.0.1", self.port), Handler)
         server.daemon_threads = True
         self._server = server
         self._started.set()
@@ -133,13 +156,41 @@ class Receiver:
         return [r.headers.get("webhook-id", "") for r in self.ok()]
 
     def wait_for(self, n: int, timeout: float = 30.0, *, ok_only: bool = True) -> list[Received]:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            got = self.ok() if ok_only else list(self.received)
-            if len(got) >= n:
-                return got
-            time.sleep(0.05)
-        raise AssertionError(f"receiver got {len(self.received)} requests, wanted {n}")
+        """Wait (woken by each request recorded) until `n` requests have arrived."""
+
+        def got() -> list[Received]:
+            return [r for r in self.received if 200 <= r.status < 300 or not ok_only]
+
+        with self._lock:
+            if not self._lock.wait_for(lambda: len(got()) >= n, timeout):
+                raise AssertionError(f"receiver got {len(self.received)} requests, wanted {n}")
+            return got()
+
+    def wait_until(
+        self, pred: Callable[[list[Received]], bool], timeout: float = 30.0
+    ) -> list[Received]:
+        """Wait (woken by each request recorded) until `pred(every request so far)`."""
+        with self._lock:
+            if not self._lock.wait_for(lambda: pred(self.received), timeout):
+                raise AssertionError(f"not within {timeout}s: {len(self.received)} requests")
+            return list(self.received)
+
+    def settle(self, timeout: float = 30.0) -> None:
+        """Once every sender has stopped: return when every request they started has
+        been answered and recorded. A request of our own goes through the same listen
+        queue after theirs (accepted in order), then the in-flight count drains; so no
+        sleep is needed to be sure that no late duplicate is still on its way."""
+        import http.client
+
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        try:
+            conn.request("POST", BARRIER_PATH, body=b"")
+            assert conn.getresponse().status == 204
+        finally:
+            conn.close()
+        with self._lock:
+            if not self._lock.wait_for(lambda: self._in_flight == 0, timeout):
+                raise AssertionError(f"{self._in_flight} requests still in flight")
 
     def __enter__(self) -> Receiver:
         return self.start()

@@ -157,6 +157,17 @@ class Worker:
         except ProcessLookupError:
             return False
 
+    def members(self) -> set[int]:
+        """The pids of this worker's process group now (its pool and companion), for
+        checks made after it has stopped."""
+        found = set()
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                with contextlib.suppress(OSError):
+                    if os.getpgid(int(entry.name)) == self.pid:
+                        found.add(int(entry.name))
+        return found
+
     def kill(self) -> None:
         """SIGKILL the worker and its pool processes at once (a machine lost)."""
         if self.proc is not None and self.proc.poll() is None:

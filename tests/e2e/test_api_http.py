@@ -4,13 +4,13 @@ SSE, listing, cancel, the full queue, feedback."""
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 from api_support import KG, ApiServer, weave_request
+from event_gate import EventGate
 
 pytestmark = pytest.mark.e2e
 
@@ -238,6 +238,10 @@ def test_feedback_scenarios_health_docs(api: ApiServer) -> None:
 
 
 def test_bearer_key_cors_and_a_full_queue(tmp_path: Path) -> None:
+    # Runs wait at the gate as they start, so none ends and frees a slot before the
+    # third POST (a fast machine could finish even a long run first).
+    gate = EventGate()
+    gate.hold(lambda _run, e: e["type"] == "run_started")
     server = ApiServer(
         tmp_path,
         {
@@ -245,6 +249,7 @@ def test_bearer_key_cors_and_a_full_queue(tmp_path: Path) -> None:
             "CODREAMER_MAX_CONCURRENT_RUNS": "1",
             "CODREAMER_MAX_QUEUED_RUNS": "1",
             "CODREAMER_QUEUE_RETRY_AFTER": "7",
+            **gate.env,
         },
     ).start()
     try:
@@ -288,6 +293,6 @@ def test_bearer_key_cors_and_a_full_queue(tmp_path: Path) -> None:
             headers={"Origin": "http://evil.example", "Access-Control-Request-Method": "POST"},
         )
         assert "access-control-allow-origin" not in evil.headers
-        time.sleep(0.1)
     finally:
         server.stop()
+        gate.close()

@@ -6,13 +6,13 @@ from __future__ import annotations
 import json
 import re
 import signal
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
 import pytest
 from api_support import KG, ApiServer, weave_graph_variant
+from event_gate import EventGate
 
 pytestmark = pytest.mark.e2e
 
@@ -54,31 +54,26 @@ def test_twenty_concurrent_runs_with_different_graphs_stay_apart(tmp_path: Path)
         server.stop()
 
 
-def _wait_for_iteration(server: ApiServer, run_id: str, k: int, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        st = server.status(run_id)
-        assert st["status"] in ("queued", "running"), st
-        if st["progress"].get("iteration", 0) >= k:
-            return
-        time.sleep(0.02)
-    raise AssertionError("run did not progress")
-
-
 def test_sigkill_of_the_api_interrupts_a_run_that_resumes_to_the_same_end(
     tmp_path: Path,
 ) -> None:
     graph = json.loads((KG / "synthetic-data-16.json").read_text())
     body = {"graph": graph, "iterations": 8, "depth": 6, "group_size": 48, "seed": 11}
-    first = ApiServer(tmp_path).start()
+    gate = EventGate()
+    # The run waits at the gate once iteration 2 is written: the API dies there, not
+    # wherever a poll happened to see it (a fast run could finish first).
+    gate.hold(lambda _run, e: e["type"] == "iteration_finished" and e.get("iteration") == 2)
+    first = ApiServer(tmp_path, gate.env).start()
     try:
         run_id = first.post_run(body)["run_id"]
-        _wait_for_iteration(first, run_id, 2)
+        held = gate.next_held(timeout=120)
+        assert held.run_id == run_id
         first.kill(signal.SIGKILL)  # the API process only: its run process must follow
+        held.wait_gone()  # the orphaned run process noticed its parent is gone
     finally:
         first.stop()
+        gate.close()
     assert json.loads((first.run_dir(run_id) / "meta.json").read_text())["status"] == "running"
-    time.sleep(1.0)  # the orphaned run process notices its parent is gone
 
     second = ApiServer(tmp_path, port=first.port).start()
     try:

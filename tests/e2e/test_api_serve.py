@@ -8,6 +8,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -17,7 +19,9 @@ from api_support import REPO, free_port
 pytestmark = pytest.mark.e2e
 
 
-def test_serve_wires_the_webhook_to_the_dashboard(tmp_path: Path) -> None:
+@contextmanager
+def serve(tmp_path: Path) -> Iterator[tuple[str, str]]:
+    """`codreamer serve` on free ports; yields the API's and the dashboard's URLs."""
     pytest.importorskip("web.app")
     shutil.copytree(REPO / "data", tmp_path / "data")
     api_port, web_port = free_port(), free_port()
@@ -29,24 +33,14 @@ def test_serve_wires_the_webhook_to_the_dashboard(tmp_path: Path) -> None:
     }
     log = open(tmp_path / "serve.log", "wb")  # noqa: SIM115 - the child keeps it
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "codreamer.cli",
-            "serve",
-            "--port",
-            str(api_port),
-            "--web-port",
-            str(web_port),
-            "--log-level",
-            "warning",
-        ],
+        [sys.executable, "-m", "codreamer.cli", "serve", "--port", str(api_port),
+         "--web-port", str(web_port), "--log-level", "warning"],
         cwd=tmp_path,
         env=env,
         stdout=log,
         stderr=subprocess.STDOUT,
         start_new_session=True,
-    )
+    )  # fmt: skip
     api, web = f"http://127.0.0.1:{api_port}", f"http://127.0.0.1:{web_port}"
     try:
         deadline = time.monotonic() + 30
@@ -62,17 +56,7 @@ def test_serve_wires_the_webhook_to_the_dashboard(tmp_path: Path) -> None:
             assert proc.poll() is None, (tmp_path / "serve.log").read_text()
             assert time.monotonic() < deadline, "serve did not start"
             time.sleep(0.1)
-        run_id = httpx.post(
-            api + "/learn-loop", json={"iterations": 2, "depth": 2}, timeout=10
-        ).json()["run_id"]
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            latest = httpx.get(web + "/api/state", timeout=5).json().get("latest") or {}
-            if latest.get("run_id") == run_id and latest.get("stage") == "final":
-                break
-            time.sleep(0.2)
-        else:
-            raise AssertionError(f"dashboard never got the final webhook: {latest}")
+        yield api, web
     finally:
         proc.send_signal(signal.SIGINT)
         try:
@@ -80,3 +64,50 @@ def test_serve_wires_the_webhook_to_the_dashboard(tmp_path: Path) -> None:
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode is not None
+
+
+def _final_on_dashboard(web: str, run_id: str, timeout: float = 60) -> dict:
+    deadline = time.monotonic() + timeout
+    latest: dict = {}
+    while time.monotonic() < deadline:
+        latest = httpx.get(web + "/api/state", timeout=5).json().get("latest") or {}
+        if latest.get("run_id") == run_id and latest.get("stage") == "final":
+            return latest
+        time.sleep(0.2)
+    raise AssertionError(f"dashboard never got the final webhook: {str(latest)[:300]}")
+
+
+def test_serve_wires_the_webhook_to_the_dashboard(tmp_path: Path) -> None:
+    with serve(tmp_path) as (api, web):
+        run_id = httpx.post(
+            api + "/learn-loop", json={"iterations": 2, "depth": 2}, timeout=10
+        ).json()["run_id"]
+        _final_on_dashboard(web, run_id)
+
+
+def test_the_dashboard_takes_every_request_and_webhook_the_api_does(tmp_path: Path) -> None:
+    """One set of limits: a 1.2 MB graph whose node id is 600,000 characters is over the
+    dashboard's own 1 MB floor. The dashboard asks the API's GET /limits, so its
+    Generate forwards the run and its receiver takes all of the run's webhooks."""
+    long_id = "L" * 600_000
+    graph = [
+        {"id": "Customer Job", "content": "Validates synthetic data quality.",
+         "edge": [{"target_id": long_id, "relationship": "needs"}]},
+        {"id": long_id, "content": "A step with a very long name.",
+         "edge": [{"target_id": "Product Feature", "relationship": "is solved by"}]},
+        {"id": "Product Feature", "content": "An integrated feedback system.", "edge": []},
+    ]  # fmt: skip
+    body = {"graph": graph, "iterations": 2, "depth": 3, "group_size": 2}
+    with serve(tmp_path) as (api, web):
+        limits = httpx.get(api + "/limits", timeout=10).json()
+        assert limits["max_webhook_bytes"] >= 3 * limits["max_body_bytes"]
+        started = httpx.post(web + "/api/generate", json=body, timeout=30)
+        assert started.status_code == 202, started.text[:300]
+        run_id = started.json()["run_id"]
+        latest = _final_on_dashboard(web, run_id)
+        assert latest["node_scores"].keys() == {"Customer Job", long_id, "Product Feature"}
+        hooks = httpx.get(f"{api}/runs/{run_id}", timeout=10).json()["webhooks"]
+        assert hooks["failed"] == 0 and hooks["pending"] == 0, hooks
+        # Over the API's own limit, the dashboard refuses as the API would.
+        too_big = {**body, "pad": "x" * (limits["max_body_bytes"] + 1)}
+        assert httpx.post(web + "/api/generate", json=too_big, timeout=30).status_code == 413

@@ -17,6 +17,8 @@ import pytest
 from api_support import REPO, ApiServer, Receiver, weave_request
 from standardwebhooks.webhooks import Webhook
 
+from codreamer.webhooks.outbox import read_outbox
+
 pytestmark = pytest.mark.e2e
 
 SECRET = "e2e-shared-secret"
@@ -137,7 +139,10 @@ def test_receiver_down_at_first_still_gets_every_event_once(scripted) -> None:
     # and its process has exited: the API's dispatcher carries on with the schedule.
     run = server.post_run({**weave_request(), **SMALL})
     assert server.wait(run["run_id"])["status"] == "succeeded"
-    time.sleep(0.5)
+    deadline = time.monotonic() + 30
+    while not any(r["type"] == "attempt" for r in server.webhook_rows(run["run_id"])):
+        assert time.monotonic() < deadline, "no attempt made while the receiver was down"
+        time.sleep(0.1)
     rx.start()
     got = rx.wait_for(4, timeout=30)
     assert sorted((r.stage, r.json["iteration"]) for r in got) == [
@@ -146,7 +151,8 @@ def test_receiver_down_at_first_still_gets_every_event_once(scripted) -> None:
         ("iteration", 1),
         ("iteration", 2),
     ]
-    time.sleep(0.5)
+    server.stop()  # the only sender: what it sent has reached the receiver, or nothing
+    rx.settle()
     assert len(rx.received) == 4  # nothing twice
     rows = server.webhook_rows(run["run_id"])
     assert any(r["type"] == "attempt" and r["error"] for r in rows)  # it was refused at first
@@ -180,12 +186,8 @@ def test_a_failing_event_never_holds_back_the_others_and_4xx_is_final(scripted) 
     assert hooks["next_attempt_at"] is not None  # the baseline keeps its schedule
     # The baseline's retry comes on its own schedule (0.2 s, then more), which on a
     # quiet machine can be after the other events settle: wait for it, don't race it.
-    deadline = time.monotonic() + 10
-    while True:
-        baseline = [r for r in rx.received if r.stage == "baseline"]
-        if len(baseline) >= 2 or time.monotonic() > deadline:
-            break
-        time.sleep(0.1)
+    got = rx.wait_until(lambda rs: sum(r.stage == "baseline" for r in rs) >= 2, timeout=30)
+    baseline = [r for r in got if r.stage == "baseline"]
     assert len(baseline) >= 2 and {r.status for r in baseline} == {500}
     events = [
         json.loads(x)
@@ -207,16 +209,20 @@ def test_pending_events_go_out_after_the_api_is_killed_and_restarted(tmp_path: P
         os.killpg(server.proc.pid, signal.SIGKILL)  # the API, its fork server, its runs
         server.proc.wait(15)
         rx.start()
-        time.sleep(1.0)
+        # Every process that could send is dead: the receiver, listening now and
+        # settled (a request of its own went through behind any other), has nothing.
+        rx.settle()
         assert rx.received == []  # nobody is left to deliver
         server = ApiServer(tmp_path, {"FRONTEND_URL": rx.url}, port=server.port).start()
         rx.wait_for(4, timeout=30)
-        time.sleep(0.5)
+        server.stop()  # then whatever it sent has been answered and recorded
+        rx.settle()
         assert sorted(rx.ok_ids()) == sorted(
             f"msg_{run['run_id']}_{stage}_{k}"
             for stage, k in (("baseline", 0), ("iteration", 1), ("iteration", 2), ("final", 2))
         )
-        assert server.status(run["run_id"])["webhooks"]["delivered"] == 4
+        outbox = read_outbox(server.run_dir(run["run_id"]) / "webhooks.jsonl")
+        assert [ev.status for ev in outbox.values()] == ["delivered"] * 4
     finally:
         server.stop()
         rx.stop()

@@ -5,11 +5,15 @@ first 60 s. One scenario, because the failures overlap in time as they would in
 life:
 
 - 12 runs posted across both replicas (the 13th gets 429: the limit is cluster-wide);
-- a worker is SIGKILLed (with its pool) mid-run: its run finishes on the other
-  worker, with files identical to those of the same run left uninterrupted;
+  every run is held at its first event meanwhile (a test hook, codreamer/store/gate.py),
+  so none can finish early and free a slot;
+- a worker is SIGKILLed (with its pool) while its run is held inside an iteration:
+  its run finishes on the other worker, with files identical to those of the same
+  run left uninterrupted;
 - a replica is SIGKILLed: no run notices; restarted, it reports what the other does;
 - the receiver comes up after 60 s: every event arrives, once per webhook-id, with
-  no manual step.
+  no manual step (counted after every sender has stopped and the receiver has
+  answered all it was sent, so a late duplicate cannot slip past).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from pathlib import Path
 import httpx
 from api_support import Receiver, weave_request
 from cluster_support import CELERY_E2E, RedisServer, Worker, cluster_env, replica
+from event_gate import EventGate
 
 pytestmark = CELERY_E2E
 
@@ -50,15 +55,12 @@ def _wait(url: str, run_ids: list[str], timeout: float) -> dict[str, dict]:
         time.sleep(0.5)
 
 
-def _holder_pid(redis, run_id: str) -> int | None:
-    token = redis.get(f"codreamer:lease:run:{run_id}")
-    return int(token.split(":")[1]) if token else None
-
-
 def test_two_replicas_two_workers_survive_kills_and_a_receiver_outage(tmp_path: Path) -> None:
     redis = RedisServer(tmp_path / "redis").start()
     results = tmp_path / "shared-results"
     rx = Receiver(down_for_s=DOWN_S)
+    gate = EventGate()
+    gate.hold(lambda _run, e: e["type"] == "run_started")
     env = cluster_env(
         redis,
         results,
@@ -67,6 +69,7 @@ def test_two_replicas_two_workers_survive_kills_and_a_receiver_outage(tmp_path: 
         CODREAMER_RUN_LEASE_TTL="4",
         CODREAMER_MAX_CONCURRENT_RUNS="2",
         CODREAMER_MAX_QUEUED_RUNS="10",
+        **gate.env,
     )
     workers = [Worker(tmp_path / f"worker-{i}", env) for i in range(2)]
     replicas = [replica(tmp_path / f"replica-{i}", env, results) for i in range(2)]
@@ -78,12 +81,14 @@ def test_two_replicas_two_workers_survive_kills_and_a_receiver_outage(tmp_path: 
         for r in replicas:
             r.start()
         r1, r2 = replicas
-        client = redis.client()
 
-        # Two identical long runs first (one per worker), then ten small ones.
+        # Two identical long runs first (one per worker, held as they start), then
+        # ten small ones that wait behind them.
         body = {**weave_request(), **LONG}
         long_a = r1.post_run(body)["run_id"]
         long_b = r2.post_run(body)["run_id"]
+        started = {gate.next_held().run_id, gate.next_held().run_id}
+        assert started == {long_a, long_b}
         small = [
             (r1 if i % 2 else r2).post_run({**weave_request(), **SMALL, "seed": i})["run_id"]
             for i in range(10)
@@ -91,18 +96,23 @@ def test_two_replicas_two_workers_survive_kills_and_a_receiver_outage(tmp_path: 
         full = httpx.post(f"{r1.url}/learn-loop", json={**weave_request(), **SMALL}, timeout=10)
         assert full.status_code == 429 and "retry-after" in full.headers
 
-        # Kill the worker executing long_a once it is inside an iteration.
-        deadline = time.monotonic() + 90
-        while True:
-            st = _status(r2.url, long_a)
-            pid = _holder_pid(client, long_a)
-            if st["status"] == "running" and (st["progress"].get("iteration") or 0) >= 1 and pid:
-                break
-            assert time.monotonic() < deadline, f"long run never got going: {st['status']}"
-            time.sleep(0.2)
-        victim = next(w for w in workers if w.owns(pid))
+        # Let them go; hold long_a once it is inside iteration 1 and kill its worker there.
+        inside = {long_a: False}
+
+        def first_step_of_long_a(run_id: str, e: dict) -> bool:
+            if run_id != long_a or inside[long_a] or e["type"] != "step_started":
+                return False
+            inside[long_a] = e.get("iteration") == 1
+            return inside[long_a]
+
+        gate.hold(first_step_of_long_a)
+        gate.release_waiting()
+        held = gate.next_held(timeout=120)
+        assert held.run_id == long_a
+        victim = next(w for w in workers if w.owns(held.pid))
         survivor = next(w for w in workers if w is not victim)
         victim.kill()
+        gate.release_all()
         r2.kill()  # a replica dies too: no run may notice
 
         every = [long_a, long_b, *small]
@@ -135,13 +145,20 @@ def test_two_replicas_two_workers_survive_kills_and_a_receiver_outage(tmp_path: 
         expected = 2 * (LONG["iterations"] + 2) + 10 * (SMALL["iterations"] + 2)
         assert time.monotonic() - t_down < DOWN_S + 120
         rx.wait_for(expected, timeout=DOWN_S + 120)
-        time.sleep(3)  # room for a duplicate to show up, if there were one
-        ids = rx.ok_ids()
-        assert len(ids) == expected and len(set(ids)) == expected
         for rid in every:
             hooks = _status(r1.url, rid)["webhooks"]
             assert hooks["pending"] == 0 and hooks["failed"] == 0, (rid, hooks)
+        # Every sender stops, then the receiver answers what is still on its way: a
+        # duplicate, if there were one, is in the count.
+        for server in replicas:
+            server.stop()
+        for w in workers:
+            w.stop()
+        rx.settle()
+        ids = rx.ok_ids()
+        assert len(ids) == expected and len(set(ids)) == expected
     finally:
+        gate.close()
         for r in replicas:
             r.stop()
         for w in workers:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import signal
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,7 @@ from dashboard_support import (
     post_webhook,
     screens,
 )
+from event_gate import EventGate
 
 from web.app import create_app
 from web.config import WebSettings
@@ -218,9 +218,11 @@ def run_to_final(tab: Any, graph_file: Path | None, scenario_file: Path | None) 
 
 def test_final_sixteen_nodes_and_interrupted_against_the_real_api(tab: Any, tmp_path: Path) -> None:
     dash_port = free_port()
+    gate = EventGate()  # lets every event through until `interrupted` holds one
     env = {
         "FRONTEND_URL": f"http://127.0.0.1:{dash_port}/api/final-email",
         "CODREAMER_WEBHOOK_SECRET": SECRET,
+        **gate.env,
     }
     api = ApiServer(tmp_path, env).start()
     try:
@@ -251,23 +253,26 @@ def test_final_sixteen_nodes_and_interrupted_against_the_real_api(tab: Any, tmp_
             tab.wait_for_selector("svg.graph-svg g.node >> nth=15")
             screens(tab, "graph-16-nodes", expect_nodes=16)
 
-            interrupted(tab, api, url)
+            interrupted(tab, api, url, gate)
     finally:
         api.stop()
+        gate.close()
 
 
-def interrupted(tab: Any, api: ApiServer, url: str) -> None:
+def interrupted(tab: Any, api: ApiServer, url: str, gate: EventGate) -> None:
     """Kill the API mid-run, restart it: the page offers Resume and Cancel, and both work."""
+    # The run waits at the gate once iteration 1 is written: killed there, not after a
+    # poll that a fast run may have outrun.
+    gate.hold(lambda _run, e: e["type"] == "iteration_finished" and e.get("iteration") == 1)
     r = httpx.post(
         f"{url}/api/generate", json={"iterations": 20, "depth": 8, "group_size": 128}, timeout=10
     )
     assert r.status_code == 202, r.text
     run_id = r.json()["run_id"]
     tab.wait_for_selector(f"#run-status:has-text('{run_id}')")
-    deadline = time.monotonic() + 60
-    while api.status(run_id)["progress"].get("iteration", 0) < 1:
-        assert time.monotonic() < deadline, "the run never got going"
-        time.sleep(0.05)
+    held = gate.next_held(timeout=60)
+    assert held.run_id == run_id
+    gate.hold(None)  # the resumed run goes through
     api.kill(signal.SIGKILL)
     api.stop()  # the run's own process goes with it
     tab.wait_for_selector("#run-status:has-text('backend unreachable')")

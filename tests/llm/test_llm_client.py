@@ -54,7 +54,7 @@ def test_timeouts_are_retried_then_fail(server):
     server.push(Reply(delay_s=1.0, message={"role": "assistant", "content": "late"}))
     assert client(server, timeout_s=0.3).chat(MSGS, model="m").content == "hello"
     server.push(*[Reply(delay_s=1.0) for _ in range(3)])
-    with pytest.raises(LLMError, match="timed out after 3 attempts"):
+    with pytest.raises(LLMError, match=r"timed out \(0 s each\) after 3 attempts"):
         client(server, timeout_s=0.3, max_retries=2).chat(MSGS, model="m")
 
 
@@ -98,3 +98,16 @@ def test_parse_retry_after():
     assert parse_retry_after("2") == 2.0
     assert parse_retry_after(None) is None and parse_retry_after("soon") is None
     assert parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412470.0) == 10.0
+
+
+def test_the_timeout_grows_with_the_prompt_and_the_reply_allowed() -> None:
+    """A long prompt on a slow local model needs longer than a short one: the read
+    timeout is the base plus a per-token allowance for the prompt and max_tokens."""
+    c = ChatClient("http://127.0.0.1:9/v1", timeout_s=10, timeout_per_token_s=0.5)
+    short = c.timeout_for({"messages": [{"role": "user", "content": "hi"}], "max_tokens": 16})
+    long = c.timeout_for(
+        {"messages": [{"role": "user", "content": "x" * 40_000}], "max_tokens": 16}
+    )
+    assert 10 + 0.5 * 16 < short < 10 + 0.5 * 40
+    assert long - short == pytest.approx(0.5 * 40_000 / 4, rel=0.01)
+    assert ChatClient("http://127.0.0.1:9/v1", timeout_s=10).timeout_for({"max_tokens": 99}) == 10

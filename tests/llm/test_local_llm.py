@@ -22,6 +22,7 @@ from pathlib import Path
 import httpx
 import numpy as np
 import pytest
+from event_gate import EventGate
 from llm.openai_server import clean_env, codreamer_bin
 
 from codreamer.agent.policies.base import ToolCall, Turn
@@ -214,24 +215,6 @@ def test_learn_loop_openai_policy_llm_judge_and_prompt_trainer_end_to_end(llm_ur
     assert shown.returncode == 0 and len(json.loads(shown.stdout)) == 2, shown.stderr
 
 
-def _kill_after_iteration(proc: subprocess.Popen[bytes], run: Path, i: int) -> None:
-    """SIGKILL the run once iteration `i` has finished (it is then into i + 1)."""
-    events = run / "events.jsonl"
-    deadline = time.monotonic() + 600
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, "the run ended before it could be killed"
-        if events.exists() and any(
-            e.get("type") == "iteration_finished" and e.get("iteration") == i
-            for e in read_jsonl(events)
-        ):
-            proc.send_signal(signal.SIGKILL)
-            proc.wait(timeout=30)
-            return
-        time.sleep(0.05)
-    proc.kill()
-    pytest.fail(f"iteration {i} never finished")
-
-
 def test_a_seeded_run_killed_after_an_iteration_resumes_byte_identical(llm_url, tmp_path):
     """The prompt trainer's checkpoint and the server's answers are reproducible: a
     run killed after iteration 1 and resumed writes the same files, byte for byte, as
@@ -254,14 +237,20 @@ def test_a_seeded_run_killed_after_an_iteration_resumes_byte_identical(llm_url, 
     ref = run_cli([*args, "--json"], tmp_path, **env, RUN_ID=ref_id)
     assert ref.returncode == 0, ref.stderr
 
-    proc = subprocess.Popen(
-        [codreamer_bin(), *args],
-        cwd=tmp_path,
-        env=clean_env(**env, RUN_ID=cut_id),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    _kill_after_iteration(proc, runs / cut_id, 1)
+    with EventGate() as gate:
+        # Held at the gate right after iteration 1 is written, and killed there.
+        gate.hold(lambda _run, e: e["type"] == "iteration_finished" and e.get("iteration") == 1)
+        proc = subprocess.Popen(
+            [codreamer_bin(), *args],
+            cwd=tmp_path,
+            env=clean_env(**env, **gate.env, RUN_ID=cut_id),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        held = gate.next_held(timeout=600)
+        assert held.pid == proc.pid
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
     assert not (runs / cut_id / "iter2_email.json").exists()
     resumed = run_cli(["learn-loop", "--resume", cut_id, "--json"], tmp_path, **env)
     assert resumed.returncode == 0, resumed.stderr

@@ -8,10 +8,12 @@ import os
 import signal
 import subprocess
 import sys
-import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+from event_gate import EventGate
 
 from codreamer.store.files import read_jsonl
 
@@ -20,12 +22,13 @@ REPO = Path(__file__).resolve().parents[2]
 ARGS = ["3", "5", "--group-size", "128", "--seed", "11", "--json"]
 
 
-def _env(results: Path, run_id: str) -> dict[str, str]:
+def _env(results: Path, run_id: str, gate: EventGate | None = None) -> dict[str, str]:
     env = dict(os.environ)
     env.update(
         CODREAMER_RESULTS_DIR=str(results),
         CODREAMER_DATA_DIR=str(REPO / "data"),
         RUN_ID=run_id,
+        **(gate.env if gate else {}),
     )
     env.pop("FRONTEND_URL", None)
     return env
@@ -35,19 +38,23 @@ def _cli(graph: Path) -> list[str]:
     return [sys.executable, "-m", "codreamer.cli", "learn-loop", *ARGS, "--graph", str(graph)]
 
 
-def _kill_when(run_dir: Path, proc: subprocess.Popen, pred, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    events = run_dir / "events.jsonl"
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail("the run finished before it could be killed")
-        if events.exists() and any(pred(e) for e in read_jsonl(events)):
-            proc.send_signal(signal.SIGKILL)
-            proc.wait()
-            return
-        time.sleep(0.002)
-    proc.kill()
-    pytest.fail("the kill point never came")
+def _stop_at(
+    gate: EventGate, proc: subprocess.Popen, pred: Callable[[dict[str, Any]], bool]
+) -> None:
+    """Hold the run at the first event `pred` accepts (it waits there, the event on
+    disk), then leave it for the caller to kill or interrupt."""
+    gate.hold(lambda _run, e: pred(e))
+    held = gate.next_held(timeout=120)
+    assert held.pid == proc.pid and proc.poll() is None
+    gate.hold(None)
+
+
+def _kill_at(
+    gate: EventGate, proc: subprocess.Popen, pred: Callable[[dict[str, Any]], bool]
+) -> None:
+    _stop_at(gate, proc, pred)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
 
 
 def _assert_all_valid(run_dir: Path) -> None:
@@ -76,17 +83,23 @@ def test_sigkill_mid_iteration_then_resume_matches_uninterrupted(
     assert ref.returncode == 0, ref.stderr
     ref_dir = results / "runs" / ref_id
 
-    proc = subprocess.Popen(
-        _cli(graph), env=_env(results, run_id), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
+    with EventGate() as gate:
+        proc = subprocess.Popen(
+            _cli(graph),
+            env=_env(results, run_id, gate),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        _kill_at(
+            gate,
+            proc,
+            lambda e: (
+                e.get("type") == "step_started"
+                and e.get("iteration") == 2
+                and e.get("step") == "score"
+            ),
+        )
     run_dir = results / "runs" / run_id
-    _kill_when(
-        run_dir,
-        proc,
-        lambda e: (
-            e.get("type") == "step_started" and e.get("iteration") == 2 and e.get("step") == "score"
-        ),
-    )
     _assert_all_valid(run_dir)
     meta = json.loads((run_dir / "meta.json").read_text())
     assert meta["status"] == "running"  # what a dead process leaves; the API reports it interrupted
@@ -124,11 +137,16 @@ def test_files_valid_after_kill_at_any_point(
     graph = shared_kg / "synthetic-data-16.json"
     results = tmp_path / "results"
     run_id = f"run-20260101-000000-{kill_after_events:06x}"
-    proc = subprocess.Popen(
-        _cli(graph), env=_env(results, run_id), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
+    with EventGate() as gate:
+        proc = subprocess.Popen(
+            _cli(graph),
+            env=_env(results, run_id, gate),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        _kill_at(gate, proc, lambda e: e.get("seq", 0) >= kill_after_events)
     run_dir = results / "runs" / run_id
-    _kill_when(run_dir, proc, lambda e: e.get("seq", 0) >= kill_after_events)
+    assert len(read_jsonl(run_dir / "events.jsonl")) >= kill_after_events
     _assert_all_valid(run_dir)
 
 
@@ -138,20 +156,23 @@ def test_ctrl_c_marks_the_run_interrupted_and_says_how_to_resume(
 ) -> None:
     results = tmp_path / "results"
     run_id = "run-20260101-000000-cccccc"
-    proc = subprocess.Popen(
-        _cli(shared_kg / "synthetic-data-16.json"),
-        env=_env(results, run_id),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
     run_dir = results / "runs" / run_id
-    deadline = time.monotonic() + 60
-    while not (run_dir / "iter1_email.json").exists():
-        assert proc.poll() is None and time.monotonic() < deadline
-        time.sleep(0.005)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
+    with EventGate() as gate:
+        proc = subprocess.Popen(
+            _cli(shared_kg / "synthetic-data-16.json"),
+            env=_env(results, run_id, gate),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        # Held just after iteration 1 is written: Ctrl-C lands there, not wherever
+        # the scheduler happens to let the test run.
+        _stop_at(
+            gate, proc, lambda e: e.get("type") == "iteration_finished" and e.get("iteration") == 1
+        )
+        assert (run_dir / "iter1_email.json").exists()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130
     assert f"codreamer learn-loop --resume {run_id}" in err
     assert json.loads((run_dir / "meta.json").read_text())["status"] == "interrupted"

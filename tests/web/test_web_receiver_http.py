@@ -256,7 +256,7 @@ def test_static_assets_served(start_dashboard: Start) -> None:
 def test_sse_streams_state_changes(start_dashboard: Start, make_payload: Make) -> None:
     dash = start_dashboard()
     seen: list[dict[str, Any]] = []
-    got_two = threading.Event()
+    got_one, got_two = threading.Event(), threading.Event()
 
     def listen() -> None:
         with httpx.Client(base_url=dash.url, timeout=10) as c, c.stream("GET", "/api/events") as r:
@@ -264,15 +264,14 @@ def test_sse_streams_state_changes(start_dashboard: Start, make_payload: Make) -
             for line in r.iter_lines():
                 if line.startswith("data:"):
                     seen.append(json.loads(line[5:]))
+                    got_one.set()  # subscribed: the state it starts from has arrived
                     if len(seen) >= 2:
                         got_two.set()
                         return
 
     t = threading.Thread(target=listen, daemon=True)
     t.start()
-    deadline = time.monotonic() + 5
-    while not seen and time.monotonic() < deadline:
-        time.sleep(0.02)
+    assert got_one.wait(10)
     dash.post(make_payload(iteration=2))
     assert got_two.wait(5)
     assert seen[0]["latest"] is None

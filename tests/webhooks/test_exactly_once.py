@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import itertools
 import os
 import subprocess
 import sys
@@ -26,7 +27,7 @@ from codreamer.models import FinalEmail, WebhookPayload
 from codreamer.store.files import read_jsonl
 from codreamer.store.paths import RunPaths
 from codreamer.webhooks.claims import FileClaims
-from codreamer.webhooks.dispatcher import Dispatcher
+from codreamer.webhooks.dispatcher import STORE_POLL_S, Dispatcher
 from codreamer.webhooks.outbox import Outbox, read_outbox
 from codreamer.webhooks.redeliver import redeliver
 from codreamer.webhooks.schedule import parse_schedule
@@ -44,19 +45,36 @@ class CountingReceiver:
 
     def __init__(self) -> None:
         self.requests: list[tuple[str, int]] = []
-        self._lock = threading.Lock()
+        self.in_flight = 0
+        self._lock = threading.Condition()  # notified on every request and answer
         self.app = FastAPI()
 
         @self.app.post("/hook")
         async def hook(request: Request) -> Response:
-            await request.body()
-            wid = request.headers.get("webhook-id", "")
-            await asyncio.sleep(0.003)  # a receiver takes a moment: widens every race
             with self._lock:
-                first = all(w != wid for w, _ in self.requests)
-                status = 503 if first and hashlib.sha1(wid.encode()).digest()[0] % 2 else 200
-                self.requests.append((wid, status))
-            return Response(status_code=status)
+                self.in_flight += 1
+            try:
+                await request.body()
+                wid = request.headers.get("webhook-id", "")
+                await asyncio.sleep(0.003)  # a receiver takes a moment: widens every race
+                with self._lock:
+                    first = all(w != wid for w, _ in self.requests)
+                    status = 503 if first and hashlib.sha1(wid.encode()).digest()[0] % 2 else 200
+                    self.requests.append((wid, status))
+                return Response(status_code=status)
+            finally:
+                with self._lock:
+                    self.in_flight -= 1
+                    self._lock.notify_all()
+
+    def wait_acknowledged(self, n: int, timeout: float) -> None:
+        with self._lock:
+            self._lock.wait_for(lambda: sum(s == 200 for _, s in self.requests) >= n, timeout)
+
+    def wait_idle(self, timeout: float = 30.0) -> None:
+        """Every request that reached the receiver has been answered."""
+        with self._lock:
+            assert self._lock.wait_for(lambda: self.in_flight == 0, timeout), "still answering"
 
     def by_id(self, status: int | None = None) -> Counter[str]:
         with self._lock:
@@ -122,9 +140,7 @@ def test_racing_senders_deliver_each_webhook_id_exactly_once(tmp_path: Path) -> 
         )
         manual.start()
         try:
-            deadline = time.monotonic() + 60
-            while len(rx.by_id(200)) < total and time.monotonic() < deadline:
-                time.sleep(0.1)
+            rx.wait_acknowledged(total, timeout=60)
             manual.join(60)
             for proc in procs:
                 _, err = proc.communicate(timeout=60)
@@ -134,7 +150,9 @@ def test_racing_senders_deliver_each_webhook_id_exactly_once(tmp_path: Path) -> 
             for proc in procs:
                 if proc.poll() is None:
                     proc.kill()
-        time.sleep(0.3)  # room for a late duplicate to reach the receiver
+        # Every sender has ended (threads joined, processes exited), and a sender records
+        # an attempt only once it is answered: what the receiver has answered is all.
+        rx.wait_idle()
 
     acknowledged = rx.by_id(200)
     assert len(acknowledged) == total, f"{total - len(acknowledged)} event(s) never delivered"
@@ -156,15 +174,23 @@ def test_racing_senders_deliver_each_webhook_id_exactly_once(tmp_path: Path) -> 
 
 class CountingClaims(FileClaims):
     def __init__(self) -> None:
-        self.granted = self.refused = 0
+        self.granted = 0
+        self.refused: list[float] = []  # when each refusal happened
+        self._changed = threading.Condition()
 
     def claim(self, paths: RunPaths, webhook_id: str):  # type: ignore[no-untyped-def]
         release = super().claim(paths, webhook_id)
-        if release is None:
-            self.refused += 1
-        else:
-            self.granted += 1
+        with self._changed:
+            if release is None:
+                self.refused.append(time.monotonic())
+            else:
+                self.granted += 1
+            self._changed.notify_all()
         return release
+
+    def wait_refused(self, n: int, timeout: float = 30.0) -> None:
+        with self._changed:
+            assert self._changed.wait_for(lambda: len(self.refused) >= n, timeout)
 
 
 def test_an_event_in_flight_is_not_sent_by_another_sender(tmp_path: Path) -> None:
@@ -173,11 +199,12 @@ def test_an_event_in_flight_is_not_sent_by_another_sender(tmp_path: Path) -> Non
     sys.path.insert(0, str(REPO / "tests" / "api"))
     from webhook_receiver import Receiver
 
-    gate, arrived = threading.Event(), []
+    gate, arrived, first_arrived = threading.Event(), [], threading.Event()
 
     def respond(body: object) -> int:
         arrived.append(body)  # on arrival (Receiver.received is filled on answering)
-        return 200 if gate.wait(10) else 500
+        first_arrived.set()
+        return 200 if gate.wait(30) else 500
 
     rx = Receiver(respond=respond)
     paths = RunPaths(tmp_path / "runs" / RUN_IDS[0])
@@ -188,17 +215,17 @@ def test_an_event_in_flight_is_not_sent_by_another_sender(tmp_path: Path) -> Non
     )
     with rx:
         first = Dispatcher.for_store(paths.dir.parent, settings, url=rx.url).start()
-        deadline = time.monotonic() + 10
-        while not arrived and time.monotonic() < deadline:
-            time.sleep(0.02)
+        assert first_arrived.wait(30)
         assert list(paths.dir.glob(".webhook-claim-*"))  # held while the POST is out
         tries = CountingClaims()
         second = Dispatcher.for_store(paths.dir.parent, settings, url=rx.url, claims=tries)
         second.start()
-        time.sleep(1.0)  # second's passes all see the event due
-        assert len(arrived) == 1
-        # It tried, and was refused, once a poll: never in a tight loop while it waits.
-        assert 1 <= tries.refused <= 6 and tries.granted == 0
+        tries.wait_refused(3)  # three of second's passes saw the event due
+        assert len(arrived) == 1 and tries.granted == 0
+        # It tried, and was refused, once a poll: never in a tight loop while it waits
+        # (a gap can only grow under load, so this bound holds on a busy machine).
+        gaps = [b - a for a, b in itertools.pairwise(tries.refused[:3])]
+        assert min(gaps) >= 0.8 * STORE_POLL_S, gaps
         gate.set()
         assert first.close(5) == 0 and second.close(5) == 0
         assert redeliver(paths, settings, url=rx.url) == []  # delivered: nothing to send

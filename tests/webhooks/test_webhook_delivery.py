@@ -10,7 +10,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -169,7 +168,7 @@ def test_one_failing_or_hanging_event_never_holds_back_the_others(paths: RunPath
 
     def respond(body: dict) -> int:
         if body["stage"] == "baseline":
-            release.wait(2)
+            release.wait(30)  # until the others have arrived
             return 500
         return 200
 
@@ -178,7 +177,8 @@ def test_one_failing_or_hanging_event_never_holds_back_the_others(paths: RunPath
         d = Dispatcher.for_run(paths, settings(webhook_timeout_s=3), url=rx.url)
         for ev in events:
             d.enqueue(ev)
-        got = rx.wait_for(2, timeout=1.5)
+        got = rx.wait_for(2, timeout=30)
+        assert not release.is_set()  # the baseline's first attempt is still hanging
         release.set()
         d.close(0)
     assert sorted(r.stage for r in got) == ["final", "iteration"]
@@ -201,11 +201,11 @@ def test_pending_events_survive_their_process_and_go_out_exactly_once(tmp_path: 
     a = Dispatcher.for_store(runs, s, url=rx.url).start()
     b = Dispatcher.for_store(runs, s, url=rx.url).start()
     try:
-        rx.wait_for(6, timeout=10)
-        time.sleep(0.6)  # room for a duplicate to show up, if there were one
+        rx.wait_for(6, timeout=30)
     finally:
         a.close()
         b.close()
+        rx.settle()  # both senders stopped: a duplicate, if any, is in now
         rx.stop()
     ids_seen = rx.ok_ids()
     assert len(ids_seen) == 6 and len(set(ids_seen)) == 6
@@ -225,7 +225,7 @@ def test_a_resumed_run_re_announcing_events_adds_nothing(paths: RunPaths) -> Non
         send(paths, settings(), rx.url, [payload("baseline", 0)])
         send(paths, settings(), rx.url, [payload("baseline", 0), payload("iteration", 1)])
         rx.wait_for(2)
-        time.sleep(0.3)
+        rx.settle()  # both sends have drained: anything extra has arrived
     assert sorted(r.stage for r in rx.received) == ["baseline", "iteration"]
     assert len(rows(paths, "enqueued")) == 2
 
