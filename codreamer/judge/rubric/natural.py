@@ -11,6 +11,7 @@ score is the product of (1 - cost), with a reason naming the first findings.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from codreamer.judge.rubric.language import TOKEN
 from codreamer.judge.rubric.text_criteria import EmailText
@@ -55,12 +56,17 @@ _ASKISH = re.compile(
 )
 
 
+@lru_cache(maxsize=4096)
+def _note_grams(notes: str) -> frozenset[tuple[str, ...]]:
+    nt = TOKEN.findall(notes.lower())
+    return frozenset(tuple(nt[i : i + 5]) for i in range(len(nt) - 4))
+
+
 def _echo(body_tokens: list[str], notes: str) -> int:
     """The longest run of words the body copies from the prospect's notes."""
-    nt = TOKEN.findall(notes.lower())
-    if len(nt) < 5:
+    grams = _note_grams(notes)
+    if not grams:
         return 0
-    grams = {tuple(nt[i : i + 5]) for i in range(len(nt) - 4)}
     best = run = 0
     for i in range(len(body_tokens) - 4):
         run = run + 1 if tuple(body_tokens[i : i + 5]) in grams else 0

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -474,18 +475,7 @@ def specificity(body: str, notes: str) -> tuple[float, str]:
     """How much of what the seller knew (the prospect's notes: their numbers, names,
     incidents) the email uses. Readers grade an email that ignores a known incident
     as generic, however relevant its topic."""
-    first = True
-    want: set[str] = set()
-    for m in _SALIENT.finditer(notes):
-        w = m.group(0)
-        if w[0].isupper() and first:
-            first = False
-            continue
-        first = False
-        w = w.lower().rstrip(".,")
-        if w in _STOP or w in _COMMON_NOTE_WORDS:
-            continue
-        want.add(stem(w) if w.isalpha() else w)
+    want = _specifics(notes)
     if not want:
         return 1.0, "nothing specific known of the prospect"
     low = body.lower()
@@ -500,6 +490,24 @@ def specificity(body: str, notes: str) -> tuple[float, str]:
         f"uses {len(used)} of {len(want)} specifics the seller knew "
         f"({', '.join(used[:3]) or 'none'})",
     )
+
+
+@lru_cache(maxsize=4096)
+def _specifics(notes: str) -> frozenset[str]:
+    """The notes' numbers, names and telling words (stemmed), once per notes."""
+    first = True
+    want: set[str] = set()
+    for m in _SALIENT.finditer(notes):
+        w = m.group(0)
+        if w[0].isupper() and first:
+            first = False
+            continue
+        first = False
+        w = w.lower().rstrip(".,")
+        if w in _STOP or w in _COMMON_NOTE_WORDS:
+            continue
+        want.add(stem(w) if w.isalpha() else w)
+    return frozenset(want)
 
 
 _COMMON_NOTE_WORDS = frozenset(
