@@ -16,7 +16,7 @@ once per graph and kept in `GraphVectors`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
@@ -229,6 +229,21 @@ class GraphVectors:
     numbers: dict[str, set[str]]  # node -> numbers its text states
     text: str  # all node text, lower case (names an email may use)
     all_numbers: set[str]  # every number the graph states
+    _stacks: dict[tuple[str, ...], tuple[list[tuple[str, str]], np.ndarray]] = field(
+        default_factory=dict, repr=False
+    )
+
+    def stacked(self, facts: tuple[str, ...]) -> tuple[list[tuple[str, str]], np.ndarray]:
+        """The cited facts' sentences and their vectors in one matrix, made once per
+        citation set (a policy cites the same walks again and again)."""
+        hit = self._stacks.get(facts)
+        if hit is None:
+            sents = [(c, s) for c in facts for s in self.sentences[c]]
+            hit = (sents, np.vstack([self.sentence_vecs[c] for c in facts]))
+            if len(self._stacks) > 20_000:
+                self._stacks.clear()
+            self._stacks[facts] = hit
+        return hit
 
     @classmethod
     def of(cls, contents: dict[str, str]) -> GraphVectors:
@@ -341,8 +356,7 @@ def contradiction(
     found: list[tuple[str, float]] = []
     facts = [c for c in cited if c in gv.sentence_vecs]
     if facts and ev.vecs.shape[0]:
-        node_sents = [(c, s) for c in facts for s in gv.sentences[c]]
-        mat = np.vstack([gv.sentence_vecs[c] for c in facts])
+        node_sents, mat = gv.stacked(tuple(facts))
         sims = ev.vecs @ mat.T
         for i, sent in enumerate(ev.sentences):
             j = int(sims[i].argmax())
