@@ -13,7 +13,7 @@ from codreamer.agent.writer import write_email
 from codreamer.graph.search import shortest_path
 from codreamer.graph.store import GraphStore
 from codreamer.judge.rubric import CRITERIA, GATES, WEIGHTED, RubricJudge
-from codreamer.judge.rubric.total import default_total
+from codreamer.judge.rubric.total import default_total, unscored_of
 from codreamer.loaders import load_graph, load_scenarios
 from codreamer.models import FinalEmail, Prospect, Scenario, Sender
 
@@ -107,7 +107,8 @@ def test_shape_and_weights(judge: RubricJudge) -> None:
     assert all(j.criteria[n].weight == 0.0 for n in GATES)
     # The total is the fitted model's, and its weights are non-negative (monotone).
     scores = {n: c.score for n, c in j.criteria.items()}
-    assert j.total == pytest.approx(default_total().total(scores), abs=1e-3)
+    unscored = unscored_of({n: c.reason for n, c in j.criteria.items()})
+    assert j.total == pytest.approx(default_total().total(scores, unscored), abs=1e-3)
     assert all(w >= 0 for w in default_total().weights.values())
 
 

@@ -270,7 +270,9 @@ class RubricJudge:
             results["contradiction"] = contradiction(ev, cites.resolved, gv, allowed.lower())
             results["product"] = product(ev, gv)
             results["own_job"] = own_job(ev, gv)
-            sf = solution_fit(ev, gv, view.profile)
+            # Which feature fits is read against notes only: a title and an industry
+            # say too little to prefer one feature of the product to another.
+            sf = solution_fit(ev, gv, view.profile if view.profile_kind == "notes" else None)
             if sf is None:
                 results["solution_fit"] = (1.0, "one feature, or nothing known: not scored")
                 unscored.add("solution_fit")
