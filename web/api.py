@@ -104,7 +104,8 @@ async def form(request: Request) -> dict[str, Any]:
 async def generate(request: Request) -> JSONResponse:
     ctx = get_context(request)
     check_write(request, ctx.settings)
-    body = await read_capped_body(request, (await ctx.sizes.get()).request_bytes)
+    sizes = await ctx.sizes.for_length(request.headers.get("content-length"))
+    body = await read_capped_body(request, sizes.request_bytes)
     try:
         req = GenerateRequest.model_validate_json(body)
     except ValidationError as exc:

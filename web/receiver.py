@@ -47,7 +47,8 @@ async def receive_webhook(request: Request) -> JSONResponse:
     # No session needed (the backend is not a browser), but a foreign page must not be
     # able to post results: with no secret set, this is what keeps it out.
     check_write(request, ctx.settings)
-    body = await read_capped_body(request, (await ctx.sizes.get()).webhook_bytes)
+    sizes = await ctx.sizes.for_length(request.headers.get("content-length"))
+    body = await read_capped_body(request, sizes.webhook_bytes)
     headers = request.headers
 
     if ctx.verifier is None and ctx.settings.auth_required:

@@ -37,6 +37,18 @@ class SizeLimits:
         self._known: tuple[float, Sizes] | None = None
         self._lock = asyncio.Lock()
 
+    async def for_length(self, declared: str | None) -> Sizes:
+        """The limits for a request declaring `declared` bytes: within the floor, the
+        floor, without asking anyone (a webhook is answered fast even while the
+        backend is away); larger or undeclared (chunked), the backend's."""
+        if (
+            declared is not None
+            and declared.isdigit()
+            and int(declared) <= self.floor.webhook_bytes
+        ):
+            return self.floor
+        return await self.get()
+
     async def get(self) -> Sizes:
         known = self._known
         if known is not None and time.monotonic() < known[0]:

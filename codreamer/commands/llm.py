@@ -85,11 +85,12 @@ def serve_cmd(
     except CoDreamerError as exc:
         raise fail(str(exc)) from None
     typer.echo(f"serving {opts.model.name} at {base_url(opts)} (Ctrl-C stops)", err=True)
-    # A small model answering in prose writes until max_tokens: 256 keeps a turn
-    # to ~10-15 s on a 2-core CPU (1024, the default for hosted models, took 40-160 s).
+    # A small model answering in prose writes until max_tokens: 192 keeps a turn to
+    # ~10 s on a busy 2-core CPU (1024, the default for hosted models, took 40-160 s),
+    # and a 2-iteration run on a 16-node graph to ~7 minutes (docs/learning.md).
     typer.echo(
         f"  OPENAI_BASE_URL={base_url(opts)} OPENAI_API_KEY=local CODREAMER_OPENAI_MODEL=local "
-        "CODREAMER_LLM_MAX_TOKENS=256",
+        "CODREAMER_LLM_MAX_TOKENS=192",
         err=True,
     )
     stop = threading.Event()
