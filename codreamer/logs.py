@@ -77,6 +77,10 @@ def configure_logging(settings: LoggingSettings, sink: Any = None) -> None:
         std = logging.getLogger(name)
         std.handlers.clear()
         std.propagate = True
+        # A library's own logging config (uvicorn's dictConfig) may have disabled
+        # the logger or given it a level of its own: the one configuration decides.
+        std.disabled = False
+        std.setLevel(logging.NOTSET)
 
 
 def run_lines(run_id: str) -> Logger:
