@@ -6,9 +6,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, WithJsonSchema
 
-from codreamer.config import JudgeName, PolicyName
 from codreamer.models import Scenario, Sender
-from codreamer.runs.spec import TrainerName, request_field
+from codreamer.registry import JudgeName, PolicyName, TrainerName
+from codreamer.runs.spec import request_field
 from codreamer.store.status import RunStatus as RunStatusName
 
 # Bounds and meanings come from the one declaration of each run setting (RunSpec),

@@ -15,122 +15,21 @@ agent, train) never validates these again: it reads the resolved values.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     Field,
-    ValidationInfo,
-    field_validator,
-    model_validator,
 )
 from pydantic.fields import FieldInfo
-from pydantic_core import PydanticCustomError
 
-from codreamer.config import JudgeName, PolicyName, Settings
+from codreamer.config import Settings
 from codreamer.loop.config import LoopConfig
-from codreamer.models import Scenario, Sender
-
-TrainerName = Literal["grpo", "art", "prompt", "none"]
-
-DEPTH_MEANING = (
-    "The most hops a rollout may walk from its seed node (1-12). A rollout therefore "
-    "has at most depth + 1 exploring turns (the seed's, then one per hop) before it is "
-    "finalized with what it has; as a guard against a policy that neither explores nor "
-    "finalizes (an LLM replying in prose), a rollout also ends after 2 * (depth + 2) "
-    "turns of any kind. The oracle searches walks of at most `depth` hops."
-)
-
-PATIENCE_MEANING = (
-    "Early stop on convergence (0-50; 0 turns it off): the run ends after iteration i "
-    "when none of the last `patience` iterations improved the best judged email of any "
-    "prospect and every group in each of them had rewards with no spread "
-    "(frac_reward_zero_std = 1). It then writes its final email and says so in a "
-    "`run_converged` event."
-)
+from codreamer.models import Scenario
+from codreamer.run_settings import RunSettings
 
 
-AGENT_MEANING = (
-    "A named agent (1-64 letters, digits, '-' or '_'): the run starts from its latest "
-    "version (its policy, node scores and the judge refitted to its team's ratings) "
-    "and, on success, records the next version; a new name starts a new agent. One "
-    "run at a time continues an agent (409 while another does)."
-)
-
-
-class RunSpec(BaseModel):
-    """The run settings, each declared once. Construct with `resolve`."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    iterations: int = Field(
-        3, ge=1, le=50, description="Learning iterations after the baseline (1-50)."
-    )
-    depth: int = Field(5, ge=1, le=12, description=DEPTH_MEANING)
-    group_size: int = Field(
-        16,
-        ge=2,
-        le=256,
-        description="Rollouts per training scenario per iteration (2-256). GRPO's baseline "
-        "is the group mean, so a group needs a few members for its mean and spread to "
-        "mean something; 16 does it and still runs an iteration in milliseconds.",
-    )
-    seed: int = Field(
-        0,
-        ge=0,
-        le=2**32 - 1,
-        description="Root of every random stream of the run: iteration k samples from a "
-        "generator seeded by (seed, k), so the same inputs and seed give the same run, "
-        "and a resumed run draws what an uninterrupted one would.",
-    )
-    policy: PolicyName = Field(
-        "embedded", description="Who writes: embedded (CPU, offline), openai or art."
-    )
-    trainer: TrainerName | None = Field(
-        None,
-        description="What learns in step 3; default by policy: embedded grpo, openai "
-        "prompt, art art.",
-    )
-    judge: JudgeName = Field(
-        "rubric", description="Who scores: rubric (offline, default), llm or ruler."
-    )
-    sender: Sender = Field(default_factory=Sender, description="Who signs the emails.")
-    patience: int = Field(
-        5,
-        ge=0,
-        le=50,
-        description=PATIENCE_MEANING,
-    )
-    agent: str | None = Field(
-        None,
-        max_length=64,
-        pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$",
-        description=AGENT_MEANING,
-    )
-
-    @field_validator("trainer")
-    @classmethod
-    def _trainer_fits_policy(cls, trainer: str | None, info: ValidationInfo) -> str | None:
-        # A field validator, so the error names `trainer` (`policy` is declared first,
-        # so it is in info.data when it was valid).
-        from codreamer.train.base import check_pairing
-
-        policy = info.data.get("policy")
-        if trainer is not None and policy is not None:
-            try:
-                check_pairing(trainer, policy)
-            except ValueError as exc:  # a custom error: no "Value error, " in front
-                raise PydanticCustomError("trainer_policy", str(exc)) from None
-        return trainer
-
-    @model_validator(mode="after")
-    def _default_trainer(self) -> RunSpec:
-        from codreamer.train.base import default_trainer
-
-        if self.trainer is None:  # frozen: resolved once, here
-            object.__setattr__(self, "trainer", default_trainer(self.policy))
-        return self
+class RunSpec(RunSettings):
+    """The run settings a caller asks for. Construct with `resolve`."""
 
     @classmethod
     def resolve(cls, given: Mapping[str, Any], settings: Settings) -> RunSpec:
