@@ -94,7 +94,11 @@ class RunSettings(BaseModel):
         + ".",
     )
     judge: JudgeName = Field("rubric", description="Who scores: " + JUDGES.help() + ".")
-    sender: Sender = Field(default_factory=Sender, description="Who signs the emails.")
+    sender: Sender = Field(
+        default_factory=Sender,
+        description="Who signs the emails (`name`, optional `company`, `title`). "
+        "Default: CODREAMER_SENDER_NAME / CODREAMER_SENDER_COMPANY.",
+    )
     patience: int = Field(
         5,
         ge=0,

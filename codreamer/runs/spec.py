@@ -15,12 +15,12 @@ agent, train) never validates these again: it reads the resolved values.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import (
     Field,
+    StrictInt,
 )
-from pydantic.fields import FieldInfo
 
 from codreamer.config import Settings
 from codreamer.loop.config import LoopConfig
@@ -83,16 +83,30 @@ def build_loop_config(
     return spec.loop_config(train, held_out, **dict(knobs or {}))
 
 
-def request_field(name: str, **extra: Any) -> Any:
-    """An optional field (None: not given) with the spec's bounds and meaning, for the
-    API's request schema."""
-    spec: FieldInfo = RunSpec.model_fields[name]
-    bounds: dict[str, Any] = {}
-    for m in spec.metadata:
-        for key in ("ge", "le", "gt", "lt"):
-            if getattr(m, key, None) is not None:
-                bounds[key] = getattr(m, key)
-    return Field(None, description=spec.description, **bounds, **extra)
+# Field constraints that go on the request's Field (so the schema and FieldInfo show
+# them); any other annotation metadata (a registry's OneOf) stays on the type.
+_CONSTRAINTS = ("ge", "le", "gt", "lt", "min_length", "max_length", "pattern")
+
+
+def request_fields() -> dict[str, Any]:
+    """Each run setting as an optional request field (None: not given) with the spec's
+    type, bounds and meaning, for `pydantic.create_model`: the API's request model is
+    generated from here, so a setting added to RunSettings is in the API at once.
+    Integers are strict (a JSON "3" is refused, not coerced)."""
+    out: dict[str, Any] = {}
+    for name, f in RunSpec.model_fields.items():
+        bounds: dict[str, Any] = {}
+        other: list[Any] = []
+        for m in f.metadata:
+            found = {k: getattr(m, k) for k in _CONSTRAINTS if getattr(m, k, None) is not None}
+            bounds.update(found)
+            if not found:
+                other.append(m)
+        kind: Any = StrictInt if f.annotation is int else f.annotation
+        if other:
+            kind = Annotated.__class_getitem__((kind, *other))  # type: ignore[attr-defined]
+        out[name] = (kind | None, Field(None, description=f.description, **bounds))
+    return out
 
 
 DEFAULT_DEPTH: int = RunSpec.model_fields["depth"].default
