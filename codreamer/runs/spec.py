@@ -49,15 +49,28 @@ class RunSpec(RunSettings):
         )
 
 
+# The Settings field that defaults each run setting from the environment (DESIGN §9).
+ENVIRONMENT: dict[str, str] = {
+    "iterations": "num_iters",
+    "depth": "depth",
+    "policy": "policy",
+    "judge": "judge",
+    "sender": "sender",
+}
+
+
 def _from_environment(settings: Settings) -> dict[str, Any]:
-    # The environment's name for each setting it can default (DESIGN §9).
-    return {
-        "iterations": settings.num_iters,
-        "depth": settings.depth,
-        "policy": settings.policy,
-        "judge": settings.judge,
-        "sender": settings.sender,
-    }
+    return {name: getattr(settings, attr) for name, attr in ENVIRONMENT.items()}
+
+
+def env_name(field: str) -> str | None:
+    """The environment variable that defaults a Settings field (its first alias)."""
+    info = Settings.model_fields.get(field)
+    alias = info.validation_alias if info is not None else None
+    if isinstance(alias, str):
+        return alias
+    choices = getattr(alias, "choices", None)
+    return str(choices[0]) if choices else None
 
 
 def build_loop_config(
@@ -112,18 +125,9 @@ def request_fields() -> dict[str, Any]:
 DEFAULT_DEPTH: int = RunSpec.model_fields["depth"].default
 
 
-def cli_depth_option() -> Any:
-    """`--depth` for the commands outside a run (oracle, a single rollout): the spec's
-    bounds, default and meaning."""
-    import typer
-
-    f = RunSpec.model_fields["depth"]
-    lo, hi = (getattr(m, k) for k in ("ge", "le") for m in f.metadata if hasattr(m, k))
-    return typer.Option(min=lo, max=hi, help=cli_help("depth"))
-
-
-def cli_help(name: str, env: str | None = None) -> str:
-    """The spec's meaning of a setting, with its default, for a CLI option's help."""
-    f = RunSpec.model_fields[name]
-    where = f"env {env}; " if env else ""
-    return f"{f.description} ({where}default {f.default})."
+def bounds(name: str) -> tuple[Any, Any]:
+    """A run setting's (lowest, highest) allowed value (None: unbounded)."""
+    meta = RunSpec.model_fields[name].metadata
+    lo = next((m.ge for m in meta if getattr(m, "ge", None) is not None), None)
+    hi = next((m.le for m in meta if getattr(m, "le", None) is not None), None)
+    return lo, hi
