@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from codreamer.commands.common import GraphOpt, ScenarioOpt, fail
+from codreamer.commands.common import GraphOpt, ScenarioOpt, fail, scenario_for
 from codreamer.commands.spec_options import DEFAULT_DEPTH, depth_option
 
 
@@ -57,12 +57,12 @@ def _load_graph_and_scenario(graph: Path | None, scenario: str | None) -> tuple[
     from codreamer.config import get_settings
     from codreamer.errors import CoDreamerError
     from codreamer.graph.schema import check_seed_nodes
-    from codreamer.loaders import load_graph, resolve_scenario
+    from codreamer.loaders import load_graph
 
     settings = get_settings()
     try:
         store = load_graph(graph or settings.default_graph_path, settings.max_graph_nodes)
-        sc = resolve_scenario(scenario, settings)
+        sc = scenario_for(scenario, graph, settings)
         check_seed_nodes(store.nodes, sc)
         return store, sc
     except CoDreamerError as exc:

@@ -8,7 +8,7 @@ from typing import Annotated, Any, get_type_hints
 
 import typer
 
-from codreamer.commands.common import GraphOpt, ScenarioOpt, fail
+from codreamer.commands.common import GraphOpt, ScenarioOpt, fail, scenario_for
 from codreamer.commands.spec_options import (
     DEFAULT_DEPTH,
     depth_option,
@@ -102,13 +102,13 @@ def oracle_cmd(
     from codreamer.config import get_settings
     from codreamer.errors import CoDreamerError
     from codreamer.graph.schema import check_seed_nodes
-    from codreamer.loaders import load_graph, resolve_scenario
+    from codreamer.loaders import load_graph
     from codreamer.train.oracle import oracle
 
     settings = get_settings()
     try:
         store = load_graph(graph or settings.default_graph_path, settings.max_graph_nodes)
-        sc = resolve_scenario(scenario, settings)
+        sc = scenario_for(scenario, graph, settings)
         check_seed_nodes(store.nodes, sc)
         best = oracle(store, sc, depth, max_emails=max_emails)
     except CoDreamerError as exc:

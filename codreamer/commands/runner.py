@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from codreamer.commands.common import cli_command, own_graph
 from codreamer.config import Settings, get_settings
 from codreamer.errors import CoDreamerError, OracleTooLargeError
 from codreamer.logs import configure_logging
@@ -73,10 +74,7 @@ def config_from_cli(req: LoopRequest, settings: Settings) -> tuple[Any, LoopConf
         where = f"graph {req.graph}" if req.graph else "the default graph"
     if start is not None:
         check_graph(start, store, where)
-    own_graph = agent_graph is not None or (
-        req.graph is not None
-        and Path(req.graph).resolve() != Path(settings.default_graph_path).resolve()
-    )
+    own = agent_graph is not None or own_graph(req.graph, settings)
     given = {**req.settings, "sender": _sender(req, settings, given_only=start is not None)}
     scenarios = resolve_scenarios(req.scenario or [], settings)
     if start is not None:
@@ -87,7 +85,7 @@ def config_from_cli(req: LoopRequest, settings: Settings) -> tuple[Any, LoopConf
         given,
         scenarios,
         sample_scenarios(settings),
-        own_graph=own_graph,
+        own_graph=own,
         node_ids=store.nodes,
         settings=settings,
         knobs=knobs(start),
@@ -187,7 +185,9 @@ def run_from_cli(req: LoopRequest, *, json_out: bool, with_oracle: bool = False)
             # Everything on disk is consistent at every instant: say how to go on.
             update_meta(paths, status="interrupted")
             events.emit("run_interrupted", reason="keyboard interrupt")
-            _error_line(f"interrupted: resume with `codreamer learn-loop --resume {paths.run_id}`")
+            _error_line(
+                f"interrupted: resume with `{cli_command()} learn-loop --resume {paths.run_id}`"
+            )
             return 130
     _report_pending_webhooks(paths, settings)
 
@@ -230,7 +230,8 @@ def _report_pending_webhooks(paths: RunPaths, settings: Settings) -> None:
     if pending and settings.frontend_url:
         _error_line(
             f"{pending} webhook event(s) still pending on their retry schedule: "
-            "`codreamer webhooks dispatch` (or a running `codreamer api`) delivers them"
+            f"`{cli_command()} webhooks dispatch` (or a running `{cli_command()} api`) "
+            "delivers them"
         )
 
 
@@ -279,6 +280,8 @@ def summarize(
         "iterations_run": (final.get("metrics") or {}).get("iterations_run") if final else None,
         "stopped_early": (final.get("metrics") or {}).get("stopped_early") if final else None,
         "prospects": describe(config.scenarios) + describe(config.eval_scenarios),
+        # Whom the final and greedy emails are written to: the first training prospect.
+        "final_prospect": describe([config.scenario])[0],
         "oracle_reward": oracle_reward,
         "agent": config.agent,
         "agent_started_from": config.agent_version,

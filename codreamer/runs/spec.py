@@ -118,7 +118,15 @@ def request_fields() -> dict[str, Any]:
         kind: Any = StrictInt if f.annotation is int else f.annotation
         if other:
             kind = Annotated.__class_getitem__((kind, *other))  # type: ignore[attr-defined]
-        out[name] = (kind | None, Field(None, description=f.description, **bounds))
+        # Omitted means the spec's default: the schema says which, so a client (the
+        # dashboard's form) shows the same default as the CLI without declaring its own.
+        extra: dict[str, Any] | None = (
+            {"default": f.default} if isinstance(f.default, int | str) else None
+        )
+        out[name] = (
+            kind | None,
+            Field(None, description=f.description, json_schema_extra=extra, **bounds),
+        )
     return out
 
 
