@@ -115,6 +115,7 @@ def oracle_cmd(
         raise fail(str(exc)) from None
     style = best.style
     out = {
+        "scenario": sc.id,  # whom the email is to: on a graph of one's own, a neutral reader
         "oracle_reward": best.reward,
         "path": best.path,
         "style": style.as_dict(),
