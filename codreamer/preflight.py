@@ -48,6 +48,11 @@ def has_cuda_gpu() -> bool:
 
 
 def check_ready(config: LoopConfig, settings: Settings) -> None:
+    """The registry's readiness checks of the run's policy and judge. A pair with none
+    (embedded and rubric: offline, nothing to install) needs nothing, not even the
+    tracing package."""
+    if POLICIES.get(config.policy).ready is None and JUDGES.get(config.judge).ready is None:
+        return
     check_policy(config.policy, settings)
     check_judge(config.judge, settings)
 

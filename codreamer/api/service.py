@@ -99,12 +99,10 @@ def run_feedback_path(settings: Settings, agent: str | None) -> str:
 
 def _check_backends(config: LoopConfig, settings: Settings) -> None:
     """Refuse, before anything is written, a policy or judge this server cannot run
-    (the same one-line ConfigError the CLI gives; the embedded/rubric default needs
-    nothing)."""
-    if config.policy != "embedded" or config.judge != "rubric":
-        from codreamer.preflight import check_ready
+    (the same one-line ConfigError the CLI gives; the registry says what each needs)."""
+    from codreamer.preflight import check_ready
 
-        check_ready(config, settings)
+    check_ready(config, settings)
 
 
 def config_from_request(

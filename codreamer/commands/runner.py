@@ -216,10 +216,9 @@ def _error_line(message: str) -> None:
 
 def _check_policy_ready(config: LoopConfig, settings: Settings) -> None:
     """Fail fast, before a run exists, when the chosen policy/judge cannot work here."""
-    if config.policy != "embedded" or config.judge != "rubric":
-        from codreamer.preflight import check_ready
+    from codreamer.preflight import check_ready
 
-        check_ready(config, settings)
+    check_ready(config, settings)
 
 
 def _report_pending_webhooks(paths: RunPaths, settings: Settings) -> None:
