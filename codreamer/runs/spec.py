@@ -1,12 +1,13 @@
-"""RunSpec: every setting a caller chooses for a run, declared once (DESIGN §2).
+"""RunSpec: every setting a caller chooses for a run, resolved once (DESIGN §2).
 
-Each field below is the one declaration of a run setting: its name, its default,
-its bounds and its one meaning. The API's request schema (codreamer/api/schemas.py)
-and the CLI take their bounds and help from here; `build_loop_config` resolves a
-run's settings once, whether they come from the API body, the CLI or the
-environment, in that order of precedence:
+The settings are declared once, in RunSettings (codreamer/run_settings.py): name,
+default, bounds, meaning. From them the API's request model is generated
+(`request_fields`, used by codreamer/api/schemas.py) and so are the CLI's options
+(codreamer/commands/spec_options.py). `build_loop_config` resolves a run's settings
+once, whether they come from the API body, the CLI or the environment, in that
+order of precedence:
 
-    given (request body / command line)  >  environment (Settings)  >  default here
+    given (request body / command line)  >  environment (Settings)  >  default
 
 and produces the `LoopConfig` stored in meta.json. The pure core (codreamer/loop,
 agent, train) never validates these again: it reads the resolved values.
@@ -17,10 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any
 
-from pydantic import (
-    Field,
-    StrictInt,
-)
+from pydantic import Field, StrictInt
 
 from codreamer.config import Settings
 from codreamer.loop.config import LoopConfig
