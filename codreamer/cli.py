@@ -4,8 +4,11 @@ topic; this module builds the app from them and is the entry point."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
+from codreamer import __version__
 from codreamer.commands import (
     agents,
     cluster,
@@ -17,9 +20,11 @@ from codreamer.commands import (
     servers,
     webhooks,
 )
+from codreamer.commands.plain_help import PlainGroup
 
 app = typer.Typer(
     name="codreamer",
+    cls=PlainGroup,
     help="CoDreamer: an agent walks a knowledge graph, writes cited sales emails, and learns.",
     no_args_is_help=True,
     add_completion=False,
@@ -27,6 +32,29 @@ app = typer.Typer(
     # Plain help: Typer's Rich help formatter alone costs ~0.3 s of imports.
     rich_markup_mode=None,
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"codreamer {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            is_eager=True,
+            callback=_print_version,
+            help="Print the version and exit.",
+        ),
+    ] = False,
+) -> None:
+    """CoDreamer: an agent walks a knowledge graph, writes cited sales emails, and learns."""
+
+
 graph_app = typer.Typer(help="Knowledge-graph tools.", no_args_is_help=True, rich_markup_mode=None)
 webhooks_app = typer.Typer(
     help="Webhook delivery tools.", no_args_is_help=True, rich_markup_mode=None

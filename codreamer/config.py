@@ -20,6 +20,7 @@ from pydantic import (
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from codreamer.models import Sender
+from codreamer.registry import JudgeName, PolicyName  # the registries' names
 
 # Webhook retry delays (seconds) before each attempt: at once, 5 s, 5 min, 30 min,
 # 2 h, 5 h, 10 h (Standard Webhooks / Svix style, about 18 h in all).
@@ -107,10 +108,6 @@ class LoggingSettings(BaseModel):
 
     level: str = "INFO"
     json_lines: bool = False
-
-
-PolicyName = Literal["embedded", "openai", "art"]
-JudgeName = Literal["rubric", "llm", "ruler"]
 
 
 def _default_data_dir() -> Path:

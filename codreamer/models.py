@@ -48,9 +48,11 @@ class Sender(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: str = Field("Sam Carter", min_length=1, max_length=120)
-    company: str | None = Field(None, max_length=120)
-    title: str | None = Field(None, max_length=120)
+    name: str = Field(
+        "Sam Carter", min_length=1, max_length=120, description="Who signs the emails."
+    )
+    company: str | None = Field(None, max_length=120, description="The sender's company.")
+    title: str | None = Field(None, max_length=120, description="The sender's title.")
 
     def signature(self) -> str:
         """The sign-off lines under "Best regards,"."""

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from codreamer.errors import ConfigError
+from codreamer.registry import JUDGES, POLICIES, resolve
 
 if TYPE_CHECKING:
     from codreamer.config import Settings
@@ -47,31 +48,42 @@ def has_cuda_gpu() -> bool:
 
 
 def check_ready(config: LoopConfig, settings: Settings) -> None:
+    """The registry's readiness checks of the run's policy and judge. A pair with none
+    (embedded and rubric: offline, nothing to install) needs nothing, not even the
+    tracing package."""
+    if POLICIES.get(config.policy).ready is None and JUDGES.get(config.judge).ready is None:
+        return
     check_policy(config.policy, settings)
     check_judge(config.judge, settings)
 
 
 def check_policy(policy: str, settings: Settings) -> None:
-    if policy == "openai":
-        if not settings.openai_base_url and not settings.openai_api_key:
-            raise ConfigError(
-                "policy openai needs OPENAI_BASE_URL (and OPENAI_API_KEY if required)"
-            )
-    elif policy == "art":
-        if not installed("art"):
-            raise ConfigError(f"policy art needs the art extra: {INSTALL_ART}")
-        if settings.art_backend == "serverless":
-            if not settings.wandb_api_key:
-                raise ConfigError("ART_BACKEND=serverless needs WANDB_API_KEY")
-        else:
-            if not has_cuda_gpu():
-                raise ConfigError(
-                    "ART_BACKEND=local needs a CUDA GPU, none found: use ART_BACKEND=serverless"
-                )
-            if not (installed("torch") and installed("unsloth")):
-                raise ConfigError("ART_BACKEND=local needs openpipe-art's backend extra installed")
+    """The registry's readiness check of the policy (codreamer.registry)."""
+    ready = POLICIES.get(policy).ready
+    if ready is not None:
+        resolve(ready)(settings)
     if settings.weave_project and not installed("weave"):
         raise ConfigError(f"WEAVE_PROJECT is set but weave is not installed: {INSTALL_ART}")
+
+
+def openai_ready(settings: Settings) -> None:
+    if not settings.openai_base_url and not settings.openai_api_key:
+        raise ConfigError("policy openai needs OPENAI_BASE_URL (and OPENAI_API_KEY if required)")
+
+
+def art_ready(settings: Settings) -> None:
+    if not installed("art"):
+        raise ConfigError(f"policy art needs the art extra: {INSTALL_ART}")
+    if settings.art_backend == "serverless":
+        if not settings.wandb_api_key:
+            raise ConfigError("ART_BACKEND=serverless needs WANDB_API_KEY")
+    else:
+        if not has_cuda_gpu():
+            raise ConfigError(
+                "ART_BACKEND=local needs a CUDA GPU, none found: use ART_BACKEND=serverless"
+            )
+        if not (installed("torch") and installed("unsloth")):
+            raise ConfigError("ART_BACKEND=local needs openpipe-art's backend extra installed")
 
 
 def judge_endpoint(settings: Settings) -> tuple[str | None, str | None]:
@@ -83,10 +95,19 @@ def judge_endpoint(settings: Settings) -> tuple[str | None, str | None]:
 
 
 def check_judge(judge: str, settings: Settings) -> None:
-    if judge not in ("llm", "ruler"):
-        return
+    """The registry's readiness check of the judge (codreamer.registry)."""
+    ready = JUDGES.get(judge).ready
+    if ready is not None:
+        resolve(ready)(settings)
+
+
+def llm_ready(settings: Settings, judge: str = "llm") -> None:
     base_url, api_key = judge_endpoint(settings)
     if not base_url and not api_key:
         raise ConfigError(f"judge {judge} needs OPENAI_BASE_URL or CODREAMER_JUDGE_BASE_URL")
-    if judge == "ruler" and not (installed("art") and installed("litellm")):
+
+
+def ruler_ready(settings: Settings) -> None:
+    llm_ready(settings, "ruler")
+    if not (installed("art") and installed("litellm")):
         raise ConfigError(f"judge ruler needs the art extra: {INSTALL_ART}")

@@ -274,3 +274,110 @@ def test_evaluate_prints_each_prospect_s_email(tmp_path: Path, shared_kg: Path) 
     assert out.stdout.startswith("2 training scenarios  mean reward ")
     assert out.stdout.count("\nSubject: ") == 2
     assert "Nadia" in out.stdout and "Jonas" in out.stdout
+
+
+def test_iterations_and_depth_are_options_as_well_as_positionals(tmp_path: Path) -> None:
+    import os
+
+    env = {**os.environ, "CODREAMER_RESULTS_DIR": str(tmp_path / "results")}
+    env.pop("FRONTEND_URL", None)
+    base = [sys.executable, "-m", "codreamer.cli", "learn-loop", "--group-size", "2", "--json"]
+    out = subprocess.run(
+        [*base, "--iterations", "2", "--depth", "3"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    summary = json.loads(out.stdout.strip().splitlines()[-1])
+    meta = json.loads((Path(summary["results_path"]) / "meta.json").read_text())
+    assert (meta["config"]["iterations"], meta["config"]["depth"]) == (2, 3)
+    assert [m["iteration"] for m in summary["iterations"]] == [0, 1, 2]
+    clash = subprocess.run(
+        [*base, "2", "--iterations", "3"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert clash.returncode == 2
+    assert "iterations given twice (2 and --iterations 3)" in clash.stderr
+    bad = subprocess.run(
+        [*base, "--iterations", "51"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert bad.returncode == 2 and "invalid iterations" in bad.stderr, bad.stderr
+
+
+def test_version() -> None:
+    from codreamer import __version__
+
+    out = run("--version")
+    assert out.returncode == 0 and out.stdout.strip() == f"codreamer {__version__}"
+
+
+HELP_PAGES = [
+    [], ["learn-loop"], ["judge"], ["demo"], ["oracle"], ["evaluate"], ["api"], ["serve"],
+    ["web"], ["worker"], ["write"], ["graph", "validate"], ["webhooks", "dispatch"],
+    ["prompts", "show"], ["runs", "prune"], ["agents", "show"],
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("page", HELP_PAGES, ids=lambda p: " ".join(p) or "codreamer")
+def test_help_reads_plainly(page: list[str]) -> None:
+    """No summary cut off, no reference to a file outside the repo, placeholders in
+    words, and a default said once."""
+    import os
+
+    out = subprocess.run(
+        [sys.executable, "-m", "codreamer.cli", *page, "--help"],
+        cwd=REPO, env={**os.environ, "COLUMNS": "80"}, capture_output=True, text=True,
+        timeout=60,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    text = out.stdout
+    assert "…" not in text and "DESIGN" not in text, text
+    assert "<int" not in text and "<str" not in text and "<list" not in text, text
+    assert "<path" not in text and "{" not in text.splitlines()[0], text
+    assert "[default:" not in text, text
+    for block in text.split("\n  -")[1:]:  # each option's help, said once
+        assert block.count("default") <= 1 or "Default by policy" in block, block
+
+
+def test_learn_loop_help_lists_the_settings_once_with_their_defaults() -> None:
+    text = " ".join(run("learn-loop", "--help").stdout.split())
+    assert "learn-loop [OPTIONS] [ITERATIONS] [DEPTH]" in text
+    assert (
+        "--iterations N Learning iterations after the baseline (1-50) (default 3; env NUM_ITERS)."
+        in text
+    )
+    assert "Same as --depth." in text
+    assert text.count("The most hops a rollout may walk") == 1
+    assert "--policy NAME Who writes: embedded | openai | art (default embedded" in text
+
+
+def test_hints_print_a_command_that_works_from_here() -> None:
+    import os
+    import shutil
+
+    probe = "from codreamer.commands.common import cli_command; print(cli_command())"
+    bare_path = os.pathsep.join(
+        p for p in os.environ.get("PATH", "").split(os.pathsep)
+        if not (Path(p) / "codreamer").exists()
+    )  # fmt: skip
+    env = {**os.environ, "PATH": bare_path}
+    off = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True)
+    assert off.stdout.strip() == "uv run codreamer", off.stderr
+    on = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    expected = "codreamer" if shutil.which("codreamer") else "uv run codreamer"
+    assert on.stdout.strip() == expected
+
+
+def test_oracle_on_a_graph_of_one_s_own_writes_to_the_neutral_reader(
+    tmp_path: Path, shared_kg: Path
+) -> None:
+    own = shared_kg / "synthetic-data-16.json"
+    out = run("oracle", "--graph", str(own), "--json", "--max-emails", "200000")
+    assert out.returncode == 0, out.stderr
+    found = json.loads(out.stdout)
+    assert found["scenario"] == "neutral-reader"
+    assert "Priya" not in found["email"]["body"], found["email"]["body"][:80]
+    sample = run("oracle", "--json")  # the default graph: the first sample prospect
+    assert sample.returncode == 0, sample.stderr
+    first = json.loads((REPO / "data" / "scenarios.json").read_text())[0]
+    assert json.loads(sample.stdout)["scenario"] == first["id"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 FALLBACK: dict[str, dict[str, int]] = {
-    "iterations": {"minimum": 1, "maximum": 50, "default": 2},
+    "iterations": {"minimum": 1, "maximum": 50, "default": 3},
     "depth": {"minimum": 1, "maximum": 12, "default": 5},
     "group_size": {"minimum": 2, "maximum": 256, "default": 16},
 }
@@ -74,7 +74,7 @@ def form_limits(openapi: Any) -> dict[str, Any]:
             prop = props.get(key)
             if not isinstance(prop, dict):
                 continue
-            for name in ("minimum", "maximum"):
+            for name in ("minimum", "maximum", "default"):
                 value = _bound(prop, name)
                 if value is not None:
                     bounds[name] = value

@@ -4,21 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, WithJsonSchema
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, create_model
 
-from codreamer.config import JudgeName, PolicyName
-from codreamer.models import Scenario, Sender
-from codreamer.runs.spec import TrainerName, request_field
+from codreamer.models import Scenario
+from codreamer.runs.spec import RunSpec, request_fields
 from codreamer.store.status import RunStatus as RunStatusName
-
-# Bounds and meanings come from the one declaration of each run setting (RunSpec),
-# so the schema documents them and a bad value is rejected naming its field.
-AGENT_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"
-ITERATIONS = request_field("iterations")
-DEPTH = request_field("depth")
-GROUP_SIZE = request_field("group_size")
-SEED = request_field("seed")
-PATIENCE = request_field("patience")
 
 EXAMPLE: dict[str, Any] = {
     "graph": [
@@ -69,8 +59,8 @@ class ScenarioIn(Scenario):
     model_config = ConfigDict(extra="forbid")
 
 
-class LearnLoopRequest(BaseModel):
-    """`POST /learn-loop`. Every field is optional; omitted ones take the defaults."""
+class _RequestBase(BaseModel):
+    """What a request gives besides the run settings: the graph and the scenarios."""
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [EXAMPLE]})
 
@@ -80,11 +70,6 @@ class LearnLoopRequest(BaseModel):
         "with `target_id`/`relationship`/`rationale`, or `edges` with `target`/`label`). "
         "Default: the server's data/graph.json.",
     )
-    iterations: StrictInt | None = ITERATIONS
-    depth: StrictInt | None = DEPTH
-    group_size: StrictInt | None = GROUP_SIZE
-    seed: StrictInt | None = SEED
-    patience: StrictInt | None = PATIENCE
     scenario: str | ScenarioIn | None = Field(
         None,
         description="A scenario id from GET /scenarios, or a scenario object "
@@ -97,15 +82,19 @@ class LearnLoopRequest(BaseModel):
         description="Several training scenarios (ids or objects); each iteration draws a "
         "group for every one. Objects with `held_out: true` are evaluated, not trained on.",
     )
-    policy: PolicyName | None = request_field("policy")
-    judge: JudgeName | None = request_field("judge")
-    trainer: TrainerName | None = request_field("trainer")
-    sender: Sender | None = Field(
-        None,
-        description="Who signs the emails (`name`, optional `company`, `title`). "
-        "Default: CODREAMER_SENDER_NAME / CODREAMER_SENDER_COMPANY.",
-    )
-    agent: str | None = request_field("agent", max_length=64, pattern=AGENT_PATTERN)
+
+    def settings_given(self) -> dict[str, Any]:
+        """The run settings of the request, by name (None: not given)."""
+        return {name: getattr(self, name) for name in RunSpec.model_fields}
+
+
+# The run settings' fields are generated from RunSpec, their one declaration: its
+# names, types, bounds and meanings, each optional (omitted: the default).
+_WithSettings: Any = create_model("LearnLoopRequest", __base__=_RequestBase, **request_fields())
+
+
+class LearnLoopRequest(_WithSettings):  # type: ignore[misc]
+    """`POST /learn-loop`. Every field is optional; omitted ones take the defaults."""
 
 
 class RunAccepted(BaseModel):

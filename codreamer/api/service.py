@@ -37,12 +37,6 @@ from codreamer.store.run_list import iter_runs
 from codreamer.store.storage import check_room, check_writable, estimate_run_bytes, storage_error
 from codreamer.webhooks.outbox import read_outbox, summarize
 
-# The request fields that are run settings (codreamer.runs.spec.RunSpec).
-REQUEST_SETTINGS = (
-    "iterations", "depth", "group_size", "seed", "policy", "trainer", "judge", "sender",
-    "patience", "agent",
-)  # fmt: skip
-
 
 class Catalog:
     """The default graph and the scenarios, loaded once and reloaded when their file
@@ -105,12 +99,10 @@ def run_feedback_path(settings: Settings, agent: str | None) -> str:
 
 def _check_backends(config: LoopConfig, settings: Settings) -> None:
     """Refuse, before anything is written, a policy or judge this server cannot run
-    (the same one-line ConfigError the CLI gives; the embedded/rubric default needs
-    nothing)."""
-    if config.policy != "embedded" or config.judge != "rubric":
-        from codreamer.preflight import check_ready
+    (the same one-line ConfigError the CLI gives; the registry says what each needs)."""
+    from codreamer.preflight import check_ready
 
-        check_ready(config, settings)
+    check_ready(config, settings)
 
 
 def config_from_request(
@@ -125,7 +117,7 @@ def config_from_request(
     from codreamer.runs.spec import build_loop_config
 
     choices = ([req.scenario] if req.scenario is not None else []) + list(req.scenarios or [])
-    given = {name: getattr(req, name) for name in REQUEST_SETTINGS}
+    given = req.settings_given()
     scenarios = [catalog.scenario(c) for c in choices]
     own_graph = req.graph is not None
     if start is not None:
@@ -153,7 +145,8 @@ def start_run(
     """Validate everything, then create and queue the run. Nothing touches the disk
     unless the request is valid, the store is usable, has room, and the queue has room.
     Returns the run's paths, queue position, config and estimated disk use."""
-    start = agent_start(settings.results_dir, req.agent) if req.agent else None
+    agent = req.settings_given()["agent"]
+    start = agent_start(settings.results_dir, agent) if agent else None
     agent_graph = start.graph() if start is not None else None
     if req.graph is not None:
         store = GraphStore(parse_graph(req.graph, max_nodes=settings.max_graph_nodes))

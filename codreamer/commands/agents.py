@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from codreamer.commands.common import GraphOpt, fail
+from codreamer.commands.common import GraphOpt, cli_command, fail
 
 
 def register(app: typer.Typer, agents_app: typer.Typer) -> None:
@@ -34,7 +34,7 @@ def agents_list_cmd(
         print(json.dumps({"agents": agents, "count": len(agents)}, ensure_ascii=False))
         return
     if not agents:
-        print("no agents yet: `codreamer learn-loop --agent NAME` starts one")
+        print(f"no agents yet: `{cli_command()} learn-loop --agent NAME` starts one")
         return
     for a in agents:
         busy = f"  (continued by {a['busy_with']})" if a["busy_with"] else ""

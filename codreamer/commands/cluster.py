@@ -33,7 +33,7 @@ def worker_cmd(
         typer.Option(hidden=True, help="Started by a worker for its webhook queue."),
     ] = False,
 ) -> None:
-    """Execute runs from the broker (celery mode, DESIGN §6). Needs CODREAMER_BROKER_URL
+    """Execute runs from the broker (celery mode). Needs CODREAMER_BROKER_URL
     and the results store shared with the API replicas (CODREAMER_RESULTS_DIR)."""
     from codreamer.config import get_settings
 

@@ -1,11 +1,17 @@
-"""What the command modules share: the --graph and --scenario options, and `fail`."""
+"""What the command modules share: the --graph and --scenario options, `fail`, and
+the command a hint should print."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+if TYPE_CHECKING:
+    from codreamer.config import Settings
+    from codreamer.models import Scenario
 
 GraphOpt = Annotated[
     Path | None, typer.Option("--graph", help="Graph JSON (default: data/graph.json).")
@@ -14,6 +20,30 @@ ScenarioOpt = Annotated[
     str | None,
     typer.Option("--scenario", help="A scenario id from data/scenarios.json, or a JSON file."),
 ]
+
+
+def cli_command() -> str:
+    """How to run this CLI from where the user is, for hints: `codreamer` when it is on
+    PATH, else `uv run codreamer` (in a uv project the console script sits in
+    .venv/bin, which is not on PATH unless the environment is activated)."""
+    return "codreamer" if shutil.which("codreamer") else "uv run codreamer"
+
+
+def own_graph(graph: Path | None, settings: Settings) -> bool:
+    """A graph of the user's own (not the default one): its runs write to a neutral
+    reader unless told whom, never to a sample prospect written for another business."""
+    return graph is not None and graph.resolve() != Path(settings.default_graph_path).resolve()
+
+
+def scenario_for(arg: str | None, graph: Path | None, settings: Settings) -> Scenario:
+    """`--scenario` resolved; none given on a graph of one's own: the neutral reader,
+    as `learn-loop` does (codreamer/loop/scenarios.py)."""
+    from codreamer.loaders import resolve_scenario
+    from codreamer.loop.scenarios import NEUTRAL_READER
+
+    if arg is None and own_graph(graph, settings):
+        return NEUTRAL_READER
+    return resolve_scenario(arg, settings)
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:

@@ -7,8 +7,8 @@ from typing import Annotated, Any
 
 import typer
 
-from codreamer.commands.common import GraphOpt, ScenarioOpt, fail
-from codreamer.runs.spec import DEFAULT_DEPTH, cli_depth_option
+from codreamer.commands.common import GraphOpt, ScenarioOpt, fail, scenario_for
+from codreamer.commands.spec_options import DEFAULT_DEPTH, depth_option
 
 
 def register(app: typer.Typer, graph_app: typer.Typer) -> None:
@@ -57,12 +57,12 @@ def _load_graph_and_scenario(graph: Path | None, scenario: str | None) -> tuple[
     from codreamer.config import get_settings
     from codreamer.errors import CoDreamerError
     from codreamer.graph.schema import check_seed_nodes
-    from codreamer.loaders import load_graph, resolve_scenario
+    from codreamer.loaders import load_graph
 
     settings = get_settings()
     try:
         store = load_graph(graph or settings.default_graph_path, settings.max_graph_nodes)
-        sc = resolve_scenario(scenario, settings)
+        sc = scenario_for(scenario, graph, settings)
         check_seed_nodes(store.nodes, sc)
         return store, sc
     except CoDreamerError as exc:
@@ -178,7 +178,7 @@ def judge_cmd(
         str | None, typer.Option("--sender-company", help="The sender's company.")
     ] = None,
 ) -> None:
-    """Judge emails with the rubric judge (DESIGN §4): each criterion's score and
+    """Judge emails with the rubric judge: each criterion's score and
     reason, and the total fitted on sales readers' grades."""
     import json as _json
 
@@ -274,7 +274,7 @@ def _print_explained(judge: Any, results: list[Any], sender: Any) -> None:
 def demo_cmd(
     graph: GraphOpt = None,
     scenario: ScenarioOpt = None,
-    depth: Annotated[int, cli_depth_option()] = DEFAULT_DEPTH,
+    depth: Annotated[int, depth_option()] = DEFAULT_DEPTH,
     seed: Annotated[int, typer.Option(min=0, help="Random seed of the rollout.")] = 0,
 ) -> None:
     """One rollout of the (untrained) embedded agent: the email and its judgement."""

@@ -2,66 +2,45 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import inspect
+from collections.abc import Callable
+from typing import Annotated, Any, get_type_hints
 
 import typer
 
-from codreamer.commands.common import GraphOpt, ScenarioOpt, fail
-from codreamer.runs.spec import DEFAULT_DEPTH, cli_depth_option, cli_help
+from codreamer.commands.common import GraphOpt, ScenarioOpt, fail, scenario_for
+from codreamer.commands.spec_options import (
+    DEFAULT_DEPTH,
+    depth_option,
+    settings_given,
+    spec_parameters,
+)
 
 
 def register(app: typer.Typer) -> None:
+    _with_spec_options(learn_loop_cmd)
     app.command("learn-loop")(learn_loop_cmd)
     app.command("oracle")(oracle_cmd)
     app.command("evaluate")(evaluate_cmd)
 
 
 def learn_loop_cmd(
-    iterations: Annotated[
-        int | None, typer.Argument(help=cli_help("iterations", "NUM_ITERS"))
-    ] = None,
-    depth: Annotated[int | None, typer.Argument(help=cli_help("depth", "DEPTH"))] = None,
     graph: GraphOpt = None,
     scenario: Annotated[
         list[str] | None,
         typer.Option(
             "--scenario",
+            metavar="ID|FILE",
             help="Training scenario: an id from data/scenarios.json or a JSON file (a list "
             "file gives all its scenarios; entries marked held_out are evaluated, not "
             "trained on). Repeatable. Default: the sample prospects (default graph) or a "
             "neutral reader (your own graph).",
         ),
     ] = None,
-    group_size: Annotated[int | None, typer.Option(help=cli_help("group_size"))] = None,
-    seed: Annotated[int, typer.Option(help=cli_help("seed"))] = 0,
-    patience: Annotated[int | None, typer.Option(min=0, max=50, help=cli_help("patience"))] = None,
-    policy: Annotated[str | None, typer.Option(help="embedded | openai | art.")] = None,
-    judge: Annotated[str | None, typer.Option(help="rubric | llm | ruler.")] = None,
-    trainer: Annotated[
-        str | None,
-        typer.Option(
-            help="grpo | prompt | art | none (default by policy: embedded grpo, "
-            "openai prompt, art art)."
-        ),
-    ] = None,
     resume: Annotated[
-        str | None, typer.Option("--resume", help="Resume this run id from its last iteration.")
-    ] = None,
-    sender_name: Annotated[
-        str | None, typer.Option(help="Who signs the emails (env CODREAMER_SENDER_NAME).")
-    ] = None,
-    sender_company: Annotated[
-        str | None, typer.Option(help="The sender's company (env CODREAMER_SENDER_COMPANY).")
-    ] = None,
-    sender_title: Annotated[
-        str | None, typer.Option(help="The sender's title (env CODREAMER_SENDER_TITLE).")
-    ] = None,
-    agent: Annotated[
         str | None,
         typer.Option(
-            "--agent",
-            help="Continue this agent from its latest version and record the next one "
-            "(a new name starts a new agent). See `codreamer agents list`.",
+            "--resume", metavar="RUN_ID", help="Resume this run id from its last iteration."
         ),
     ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="End with one JSON summary.")] = False,
@@ -70,37 +49,50 @@ def learn_loop_cmd(
         typer.Option(
             "--oracle",
             help="Also put the oracle's reward for the first prospect in the summary "
-            "(an exhaustive search, capped; otherwise null: see `codreamer oracle`).",
+            "(an exhaustive search, capped; otherwise null: see the oracle command).",
         ),
     ] = False,
+    **settings: Any,
 ) -> None:
-    """Run one learn-loop here, without a server (DESIGN §2)."""
+    """Run one learn-loop here, without a server: train, then print the best email.
+
+    Every run setting is an option (the same names as the API's fields);
+    ITERATIONS and DEPTH may also be given as positionals: `learn-loop 3 5`.
+    """
     from codreamer.commands.runner import LoopRequest, run_from_cli
 
+    try:
+        given = settings_given(settings)
+    except typer.BadParameter as exc:
+        raise fail(str(exc), 2) from None
     request = LoopRequest(
-        iterations=iterations,
-        depth=depth,
+        settings=given,
         graph=graph,
         scenario=scenario,
-        group_size=group_size,
-        patience=patience,
-        seed=seed,
-        policy=policy,
-        judge=judge,
-        trainer=trainer,
         resume=resume,
-        sender_name=sender_name,
-        sender_company=sender_company,
-        sender_title=sender_title,
-        agent=agent,
+        sender={k: settings.get(f"sender_{k}") for k in ("name", "company", "title")},
     )
     raise typer.Exit(run_from_cli(request, json_out=json_out, with_oracle=with_oracle))
+
+
+def _with_spec_options(command: Callable[..., None]) -> None:
+    # Typer reads a command's parameters from its signature: the run settings'
+    # options are generated from RunSpec and put in place of `**settings`.
+    sig = inspect.signature(command)
+    own = [p for p in sig.parameters.values() if p.kind is not p.VAR_KEYWORD]
+    params = spec_parameters()
+    positional = [p for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
+    keyword = [p for p in params if p.kind is p.KEYWORD_ONLY]
+    hints = get_type_hints(command, include_extras=True)
+    own = [p.replace(annotation=hints[p.name], kind=p.KEYWORD_ONLY) for p in own]
+    command.__signature__ = sig.replace(parameters=positional + keyword + own)  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in positional + keyword + own}
 
 
 def oracle_cmd(
     graph: GraphOpt = None,
     scenario: ScenarioOpt = None,
-    depth: Annotated[int, cli_depth_option()] = DEFAULT_DEPTH,
+    depth: Annotated[int, depth_option()] = DEFAULT_DEPTH,
     max_emails: Annotated[int, typer.Option(min=1, help="Cap on emails judged.")] = 200_000,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
@@ -110,19 +102,20 @@ def oracle_cmd(
     from codreamer.config import get_settings
     from codreamer.errors import CoDreamerError
     from codreamer.graph.schema import check_seed_nodes
-    from codreamer.loaders import load_graph, resolve_scenario
+    from codreamer.loaders import load_graph
     from codreamer.train.oracle import oracle
 
     settings = get_settings()
     try:
         store = load_graph(graph or settings.default_graph_path, settings.max_graph_nodes)
-        sc = resolve_scenario(scenario, settings)
+        sc = scenario_for(scenario, graph, settings)
         check_seed_nodes(store.nodes, sc)
         best = oracle(store, sc, depth, max_emails=max_emails)
     except CoDreamerError as exc:
         raise fail(str(exc)) from None
     style = best.style
     out = {
+        "scenario": sc.id,  # whom the email is to: on a graph of one's own, a neutral reader
         "oracle_reward": best.reward,
         "path": best.path,
         "style": style.as_dict(),

@@ -9,6 +9,7 @@ from rich.panel import Panel
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from codreamer.commands.common import cli_command
 from codreamer.loop.learn_loop import STEPS, step_slot
 
 STEP_LABELS = {
@@ -56,8 +57,31 @@ class LoopProgress:
             self.progress.advance(self.tasks["email"])
 
 
+# What the summary table's columns mean, printed under it.
+COLUMNS_EXPLAINED = (
+    "mean, median, min, max: rewards of the iteration's sampled emails. greedy: the "
+    "reward of the email the policy writes when it takes its most likely choice at "
+    "every step (no sampling). best: the best judged email so far. no spread: the "
+    "share of groups whose emails all scored the same."
+)
+
+
+def prospect_words(prospect: dict[str, Any] | None) -> str:
+    """ "Priya Natarajan (VP Operations, Northfield Dairy)", or "the reader"."""
+    if not prospect or not prospect.get("name"):
+        return "the reader"
+    role = ", ".join(str(prospect[k]) for k in ("title", "company") if prospect.get(k))
+    return f"{prospect['name']} ({role})" if role else str(prospect["name"])
+
+
 def print_summary(console: Console, summary: dict[str, Any]) -> None:
-    table = Table(title=f"Run {summary['run_id']}", show_lines=False)
+    who = prospect_words(summary.get("final_prospect"))
+    table = Table(
+        title=f"Run {summary['run_id']}: rewards of the emails to {who}",
+        caption=COLUMNS_EXPLAINED,
+        caption_justify="left",
+        show_lines=False,
+    )
     for col in ("iteration", "mean", "median", "min", "max", "greedy", "best", "no spread"):
         table.add_column(col, justify="right")
     for m in summary["iterations"]:
@@ -71,17 +95,18 @@ def print_summary(console: Console, summary: dict[str, Any]) -> None:
             f"{m['frac_reward_zero_std']:.0%}" if "frac_reward_zero_std" in m else "-",
         )
     console.print(table)
+    prospects = len(summary.get("prospects") or [])
     email = summary.get("final_email")
     if email:
         cites = ", ".join(email["citations"])
         subject, text = email["subject"], email["body"]
         body = f"[bold]{subject}[/bold]\n\n{text}\n\n[dim]citations: {cites}[/dim]"
         it = summary.get("final_iteration")
-        who = "greedy" if summary.get("final_from_greedy") else "sampled"
-        title = "final email" + (
-            f" (best judged in the run: iteration {it}, {who})" if it is not None else ""
-        )
-        console.print(Panel(body, title=title, expand=False))
+        how = "greedy" if summary.get("final_from_greedy") else "sampled"
+        console.print(f"final email to {who}")
+        if it is not None:
+            console.print(f"the best judged in the run: iteration {it}, {how}")
+        console.print(Panel(body, expand=False))
     line = (
         f"final reward {summary['final_reward']:.3f}"
         if summary.get("final_reward") is not None
@@ -95,4 +120,9 @@ def print_summary(console: Console, summary: dict[str, Any]) -> None:
         line += f"   oracle {summary['oracle_reward']:.3f}"
     if line:
         console.print(line)
+    if prospects > 1:
+        console.print(
+            f"the run wrote to {prospects} prospects; this is the first one's email: "
+            f"`{cli_command()} evaluate --run {summary['run_id']}` shows each one's"
+        )
     console.print(f"results: {summary['results_path']}")

@@ -14,7 +14,7 @@ def register(prompts_app: typer.Typer) -> None:
     prompts_app.command("apply")(apply_cmd)
 
 
-RunArg = Annotated[str, typer.Argument(help="The run id (run-YYYYMMDD-HHMMSS-xxxxxx or api-…).")]
+RunArg = Annotated[str, typer.Argument(help="The run id, e.g. run-20260101-120000-a1b2c3.")]
 
 
 def _paths(run_id: str):  # type: ignore[no-untyped-def]

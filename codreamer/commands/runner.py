@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from codreamer.commands.common import cli_command, own_graph
 from codreamer.config import Settings, get_settings
 from codreamer.errors import CoDreamerError, OracleTooLargeError
 from codreamer.logs import configure_logging
@@ -25,21 +26,30 @@ SUMMARY_ORACLE_MAX_EMAILS = 3_000
 
 @dataclass
 class LoopRequest:
-    iterations: int | None = None
-    depth: int | None = None
+    """What the command line asked for: the run settings by RunSpec name (None: not
+    given), the sender's fields, and where the graph and scenarios come from."""
+
+    settings: dict[str, Any] = field(default_factory=dict)
     graph: Path | None = None
     scenario: list[str] | None = None
-    group_size: int | None = None
-    patience: int | None = None
-    seed: int = 0
-    policy: str | None = None
-    judge: str | None = None
-    trainer: str | None = None
     resume: str | None = None
-    sender_name: str | None = None
-    sender_company: str | None = None
-    sender_title: str | None = None
-    agent: str | None = None
+    sender: dict[str, str | None] = field(default_factory=dict)
+
+    def given(self) -> list[str]:
+        """The names of what was given, for `--resume` (which takes none of them)."""
+        named = {**self.settings, "graph": self.graph, "scenario": self.scenario}
+        named.update({f"sender_{k}": v for k, v in self.sender.items()})
+        return [name for name, value in named.items() if value is not None]
+
+    def record(self) -> dict[str, Any]:
+        """What meta.json keeps of the request."""
+        return {
+            **self.settings,
+            "graph": str(self.graph) if self.graph is not None else None,
+            "scenario": self.scenario,
+            "resume": self.resume,
+            **{f"sender_{k}": v for k, v in self.sender.items()},
+        }
 
 
 def config_from_cli(req: LoopRequest, settings: Settings) -> tuple[Any, LoopConfig]:
@@ -54,7 +64,8 @@ def config_from_cli(req: LoopRequest, settings: Settings) -> tuple[Any, LoopConf
     )
     from codreamer.runs.spec import build_loop_config
 
-    start = agent_start(settings.results_dir, req.agent) if req.agent else None
+    agent = req.settings.get("agent")
+    start = agent_start(settings.results_dir, agent) if agent else None
     agent_graph = start.graph() if start is not None and req.graph is None else None
     if agent_graph is not None:
         store, where = agent_graph, "the agent's graph"
@@ -63,22 +74,8 @@ def config_from_cli(req: LoopRequest, settings: Settings) -> tuple[Any, LoopConf
         where = f"graph {req.graph}" if req.graph else "the default graph"
     if start is not None:
         check_graph(start, store, where)
-    own_graph = agent_graph is not None or (
-        req.graph is not None
-        and Path(req.graph).resolve() != Path(settings.default_graph_path).resolve()
-    )
-    given = {
-        "iterations": req.iterations,
-        "depth": req.depth,
-        "group_size": req.group_size,
-        "patience": req.patience,
-        "seed": req.seed,
-        "policy": req.policy,
-        "judge": req.judge,
-        "trainer": req.trainer,
-        "sender": _sender(req, settings, given_only=start is not None),
-        "agent": req.agent,
-    }
+    own = agent_graph is not None or own_graph(req.graph, settings)
+    given = {**req.settings, "sender": _sender(req, settings, given_only=start is not None)}
     scenarios = resolve_scenarios(req.scenario or [], settings)
     if start is not None:
         given = with_agent_settings(given, start)
@@ -88,7 +85,7 @@ def config_from_cli(req: LoopRequest, settings: Settings) -> tuple[Any, LoopConf
         given,
         scenarios,
         sample_scenarios(settings),
-        own_graph=own_graph,
+        own_graph=own,
         node_ids=store.nodes,
         settings=settings,
         knobs=knobs(start),
@@ -100,13 +97,10 @@ def _sender(req: LoopRequest, settings: Settings, given_only: bool = False) -> A
     """The settings' sender, with what the command line gave on top. `given_only`
     (a continued agent): None unless the command line gave one, so the agent's own
     sender is kept."""
-    if given_only and all(
-        getattr(req, f"sender_{k}") is None for k in ("name", "company", "title")
-    ):
+    if given_only and all(v is None for v in req.sender.values()):
         return None
     sender = settings.sender.model_dump()
-    for key in ("name", "company", "title"):
-        value = getattr(req, f"sender_{key}")
+    for key, value in req.sender.items():
         if value is not None:
             sender[key] = value or None
     return sender
@@ -128,25 +122,7 @@ def run_from_cli(req: LoopRequest, *, json_out: bool, with_oracle: bool = False)
     configure_logging(log_settings)
     try:
         if req.resume:
-            given = [
-                name
-                for name in (
-                    "iterations",
-                    "depth",
-                    "graph",
-                    "scenario",
-                    "group_size",
-                    "patience",
-                    "policy",
-                    "judge",
-                    "trainer",
-                    "sender_name",
-                    "sender_company",
-                    "sender_title",
-                    "agent",
-                )
-                if getattr(req, name) is not None
-            ] + (["seed"] if req.seed != 0 else [])
+            given = req.given()
             if given:
                 _error_line(
                     f"--resume continues a run with the settings it was started with; "
@@ -163,7 +139,7 @@ def run_from_cli(req: LoopRequest, *, json_out: bool, with_oracle: bool = False)
                 store,
                 config,
                 run_id=settings.run_id,
-                request={k: str(v) if isinstance(v, Path) else v for k, v in vars(req).items()},
+                request=req.record(),
             )
     except ValidationError as exc:
         e = exc.errors()[0]
@@ -209,7 +185,9 @@ def run_from_cli(req: LoopRequest, *, json_out: bool, with_oracle: bool = False)
             # Everything on disk is consistent at every instant: say how to go on.
             update_meta(paths, status="interrupted")
             events.emit("run_interrupted", reason="keyboard interrupt")
-            _error_line(f"interrupted: resume with `codreamer learn-loop --resume {paths.run_id}`")
+            _error_line(
+                f"interrupted: resume with `{cli_command()} learn-loop --resume {paths.run_id}`"
+            )
             return 130
     _report_pending_webhooks(paths, settings)
 
@@ -238,10 +216,9 @@ def _error_line(message: str) -> None:
 
 def _check_policy_ready(config: LoopConfig, settings: Settings) -> None:
     """Fail fast, before a run exists, when the chosen policy/judge cannot work here."""
-    if config.policy != "embedded" or config.judge != "rubric":
-        from codreamer.preflight import check_ready
+    from codreamer.preflight import check_ready
 
-        check_ready(config, settings)
+    check_ready(config, settings)
 
 
 def _report_pending_webhooks(paths: RunPaths, settings: Settings) -> None:
@@ -252,7 +229,8 @@ def _report_pending_webhooks(paths: RunPaths, settings: Settings) -> None:
     if pending and settings.frontend_url:
         _error_line(
             f"{pending} webhook event(s) still pending on their retry schedule: "
-            "`codreamer webhooks dispatch` (or a running `codreamer api`) delivers them"
+            f"`{cli_command()} webhooks dispatch` (or a running `{cli_command()} api`) "
+            "delivers them"
         )
 
 
@@ -301,6 +279,8 @@ def summarize(
         "iterations_run": (final.get("metrics") or {}).get("iterations_run") if final else None,
         "stopped_early": (final.get("metrics") or {}).get("stopped_early") if final else None,
         "prospects": describe(config.scenarios) + describe(config.eval_scenarios),
+        # Whom the final and greedy emails are written to: the first training prospect.
+        "final_prospect": describe([config.scenario])[0],
         "oracle_reward": oracle_reward,
         "agent": config.agent,
         "agent_started_from": config.agent_version,

@@ -10,6 +10,7 @@ import signal
 from typing import Any
 
 from codreamer.api.server import GRACEFUL_SHUTDOWN_S, client_host
+from codreamer.commands.common import cli_command
 from codreamer.config import Settings, get_settings
 from codreamer.logs import configure_logging
 
@@ -37,7 +38,7 @@ def serve_both(
     except ImportError as exc:
         raise DashboardMissing(
             f"the dashboard (package `web`) cannot be imported: {exc}. "
-            "Run the API alone with `codreamer api`."
+            f"Run the API alone with `{cli_command()} api`."
         ) from exc
 
     settings: Settings = get_settings().model_copy()

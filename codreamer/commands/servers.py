@@ -59,7 +59,7 @@ def api_cmd(
     ] = None,
     log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
 ) -> None:
-    """Serve the backend API (DESIGN §6): start runs, follow them, cancel, resume."""
+    """Serve the backend API: start runs, follow them, cancel, resume."""
     from codreamer.api.server import serve_api
     from codreamer.config import get_settings
 
@@ -112,7 +112,7 @@ def web_cmd(
     host: Annotated[str | None, typer.Option(help="Interface (default 127.0.0.1).")] = None,
     port: Annotated[int | None, typer.Option(min=1, max=65535, help="Port (default 3000).")] = None,
 ) -> None:
-    """Serve the dashboard alone (DESIGN §8); it talks to the API at CODREAMER_API_URL."""
+    """Serve the dashboard alone; it talks to the API at CODREAMER_API_URL."""
     from web.app import main as web_main
     from web.config import WebSettings
 

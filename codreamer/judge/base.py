@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from codreamer.errors import ConfigError
 from codreamer.models import FinalEmail, Judgement, Scenario, Sender
+from codreamer.registry import JUDGES, resolve
 
 if TYPE_CHECKING:
     from codreamer.config import Settings
@@ -79,16 +80,33 @@ def make_judge(
     """Build the named judge; LLM-backed ones are imported only when chosen, and need
     the settings (their endpoint and model) handed in. `total`: the rubric's total
     refitted to a team's ratings (default: the one fitted on the graded corpus)."""
-    if name == "rubric":
-        return RubricGroupJudge(store, total)
-    if name not in ("llm", "ruler"):
-        raise ValueError(f"unknown judge {name!r}: choose rubric, llm or ruler")
-    if settings is None:
-        raise ConfigError(f"judge {name} needs the settings (its endpoint and model)")
-    if name == "llm":
-        from codreamer.judge.llm import LLMJudge
+    factory = resolve(JUDGES.get(name).factory)
+    return factory(store, settings, total)  # type: ignore[no-any-return]
 
-        return LLMJudge.from_settings(store, settings)
+
+def rubric_judge(
+    store: GraphStore | None, settings: Settings | None, total: FittedTotal | None
+) -> GroupJudge:
+    return RubricGroupJudge(store, total)
+
+
+def llm_judge(
+    store: GraphStore | None, settings: Settings | None, total: FittedTotal | None
+) -> GroupJudge:
+    from codreamer.judge.llm import LLMJudge
+
+    return LLMJudge.from_settings(store, _needed(settings, "llm"))
+
+
+def ruler_judge(
+    store: GraphStore | None, settings: Settings | None, total: FittedTotal | None
+) -> GroupJudge:
     from codreamer.judge.ruler import RulerJudge
 
-    return RulerJudge.from_settings(store, settings)
+    return RulerJudge.from_settings(store, _needed(settings, "ruler"))
+
+
+def _needed(settings: Settings | None, name: str) -> Settings:
+    if settings is None:
+        raise ConfigError(f"judge {name} needs the settings (its endpoint and model)")
+    return settings

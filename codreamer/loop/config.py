@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from codreamer.models import Scenario, Sender
+from codreamer.models import Scenario
+from codreamer.run_settings import PATIENCE_MEANING, RunSettings
 from codreamer.store.meta import RunMeta
 from codreamer.train.config import GRPOConfig
 
@@ -25,27 +26,20 @@ class FeedbackMix(BaseModel):
     gamma: float = Field(0.5, ge=0.0, description="Weight of online outcomes.")
 
 
-class LoopConfig(BaseModel):
+class LoopConfig(RunSettings):
     """A run's resolved configuration, as meta.json stores it.
 
     The run settings (iterations, depth, group_size, seed, policy, trainer, judge,
-    sender) are declared, bounded, defaulted and documented once, in
-    codreamer.runs.spec.RunSpec, which builds this object; here they are only typed.
-    The knobs below them are not chosen per run by callers and keep their defaults.
+    sender, patience, agent) are RunSettings' fields, declared, bounded, defaulted and
+    documented once (codreamer.run_settings); codreamer.runs.spec.RunSpec resolves
+    them and builds this object. The knobs below them are not chosen per run by
+    callers and keep their defaults.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=False)
 
-    iterations: int
-    depth: int
-    group_size: int
-    seed: int
-    policy: Literal["embedded", "openai", "art"]
-    trainer: Literal["grpo", "art", "prompt", "none"]
-    judge: Literal["rubric", "llm", "ruler"]
-    sender: Sender
     # Runs written before early stopping had none: off, so they resume as they ran.
-    patience: int = 0
+    patience: int = Field(0, ge=0, le=50, description=PATIENCE_MEANING)
     scenario: Scenario = Field(
         description="The scenario of each iteration's greedy email (the first training one)."
     )
@@ -64,9 +58,6 @@ class LoopConfig(BaseModel):
         default_factory=list, description="Held-out scenarios for step 5 (evaluate)."
     )
     model: str | None = Field(None, description="Model name for the openai / art policies.")
-    agent: str | None = Field(
-        None, description="The agent the run continues (it records the next version)."
-    )
     agent_version: int | None = Field(
         None, description="The agent version the run starts from (None: a new agent)."
     )

@@ -24,6 +24,7 @@ from codreamer.loop.agent_state import AgentState, load_start
 from codreamer.loop.best import BestEmails, rebuild
 from codreamer.loop.config import LoopConfig
 from codreamer.models import Scenario, WebhookPayload
+from codreamer.registry import POLICIES
 from codreamer.store.events import EventLog
 from codreamer.store.files import atomic_write_json, iter_jsonl, read_json
 from codreamer.store.meta import RunMeta
@@ -103,7 +104,7 @@ def build_policy(config: LoopConfig, store: GraphStore, settings: Settings) -> P
     """The run's policy; an LLM policy starts from the saved prompt overrides
     (`codreamer prompts apply`) whose sections still read as they did."""
     prompt = None
-    if config.policy != "embedded":
+    if POLICIES.get(config.policy).prompted:
         from codreamer.agent.policies.prompt import Prompt
         from codreamer.train.prompt_store import load_overrides
 

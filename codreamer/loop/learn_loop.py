@@ -54,6 +54,7 @@ from codreamer.loop.records import (
     run_result,
 )
 from codreamer.models import Scenario, WebhookPayload, utc_now_iso
+from codreamer.registry import TRAINERS
 from codreamer.store.events import EventListener, EventLog
 from codreamer.store.files import (
     atomic_write_json,
@@ -65,7 +66,6 @@ from codreamer.store.files import (
 from codreamer.store.meta import read_meta, update_meta
 from codreamer.store.paths import RunPaths
 from codreamer.tracing import init_tracing, op
-from codreamer.train.base import TRAINERS
 from codreamer.train.grpo import frac_reward_zero_std
 
 __all__ = ["STEPS", "RunResult", "last_complete_iteration", "run_learn_loop", "step_slot"]

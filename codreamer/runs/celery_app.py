@@ -25,6 +25,7 @@ from typing import Any
 
 from codreamer.config import Settings, get_settings
 from codreamer.logs import configure_logging
+from codreamer.registry import POLICIES
 from codreamer.runs.redis_leases import PREFIX, Lease, RedisEventClaims, run_lease_key
 from codreamer.runs.webhook_tasks import (
     DELIVER_TASK,
@@ -50,8 +51,10 @@ def task_key(run_id: str) -> str:
 
 
 def queue_for(policy: str | None, settings: Settings) -> str:
-    """`art` runs need a GPU: they go to the GPU queue, every other run to the default."""
-    return settings.celery_gpu_queue if policy == "art" else settings.celery_queue
+    """A policy registered with queue "gpu" (art) runs on the GPU queue, every other
+    run on the default one."""
+    gpu = policy is not None and policy in POLICIES and POLICIES.get(policy).queue == "gpu"
+    return settings.celery_gpu_queue if gpu else settings.celery_queue
 
 
 def make_celery(settings: Settings) -> Any:

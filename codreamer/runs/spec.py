@@ -1,12 +1,13 @@
-"""RunSpec: every setting a caller chooses for a run, declared once (DESIGN §2).
+"""RunSpec: every setting a caller chooses for a run, resolved once (DESIGN §2).
 
-Each field below is the one declaration of a run setting: its name, its default,
-its bounds and its one meaning. The API's request schema (codreamer/api/schemas.py)
-and the CLI take their bounds and help from here; `build_loop_config` resolves a
-run's settings once, whether they come from the API body, the CLI or the
-environment, in that order of precedence:
+The settings are declared once, in RunSettings (codreamer/run_settings.py): name,
+default, bounds, meaning. From them the API's request model is generated
+(`request_fields`, used by codreamer/api/schemas.py) and so are the CLI's options
+(codreamer/commands/spec_options.py). `build_loop_config` resolves a run's settings
+once, whether they come from the API body, the CLI or the environment, in that
+order of precedence:
 
-    given (request body / command line)  >  environment (Settings)  >  default here
+    given (request body / command line)  >  environment (Settings)  >  default
 
 and produces the `LoopConfig` stored in meta.json. The pure core (codreamer/loop,
 agent, train) never validates these again: it reads the resolved values.
@@ -15,122 +16,18 @@ agent, train) never validates these again: it reads the resolved values.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Annotated, Any
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    ValidationInfo,
-    field_validator,
-    model_validator,
-)
-from pydantic.fields import FieldInfo
-from pydantic_core import PydanticCustomError
+from pydantic import Field, StrictInt
 
-from codreamer.config import JudgeName, PolicyName, Settings
+from codreamer.config import Settings
 from codreamer.loop.config import LoopConfig
-from codreamer.models import Scenario, Sender
-
-TrainerName = Literal["grpo", "art", "prompt", "none"]
-
-DEPTH_MEANING = (
-    "The most hops a rollout may walk from its seed node (1-12). A rollout therefore "
-    "has at most depth + 1 exploring turns (the seed's, then one per hop) before it is "
-    "finalized with what it has; as a guard against a policy that neither explores nor "
-    "finalizes (an LLM replying in prose), a rollout also ends after 2 * (depth + 2) "
-    "turns of any kind. The oracle searches walks of at most `depth` hops."
-)
-
-PATIENCE_MEANING = (
-    "Early stop on convergence (0-50; 0 turns it off): the run ends after iteration i "
-    "when none of the last `patience` iterations improved the best judged email of any "
-    "prospect and every group in each of them had rewards with no spread "
-    "(frac_reward_zero_std = 1). It then writes its final email and says so in a "
-    "`run_converged` event."
-)
+from codreamer.models import Scenario
+from codreamer.run_settings import RunSettings
 
 
-AGENT_MEANING = (
-    "A named agent (1-64 letters, digits, '-' or '_'): the run starts from its latest "
-    "version (its policy, node scores and the judge refitted to its team's ratings) "
-    "and, on success, records the next version; a new name starts a new agent. One "
-    "run at a time continues an agent (409 while another does)."
-)
-
-
-class RunSpec(BaseModel):
-    """The run settings, each declared once. Construct with `resolve`."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    iterations: int = Field(
-        3, ge=1, le=50, description="Learning iterations after the baseline (1-50)."
-    )
-    depth: int = Field(5, ge=1, le=12, description=DEPTH_MEANING)
-    group_size: int = Field(
-        16,
-        ge=2,
-        le=256,
-        description="Rollouts per training scenario per iteration (2-256). GRPO's baseline "
-        "is the group mean, so a group needs a few members for its mean and spread to "
-        "mean something; 16 does it and still runs an iteration in milliseconds.",
-    )
-    seed: int = Field(
-        0,
-        ge=0,
-        le=2**32 - 1,
-        description="Root of every random stream of the run: iteration k samples from a "
-        "generator seeded by (seed, k), so the same inputs and seed give the same run, "
-        "and a resumed run draws what an uninterrupted one would.",
-    )
-    policy: PolicyName = Field(
-        "embedded", description="Who writes: embedded (CPU, offline), openai or art."
-    )
-    trainer: TrainerName | None = Field(
-        None,
-        description="What learns in step 3; default by policy: embedded grpo, openai "
-        "prompt, art art.",
-    )
-    judge: JudgeName = Field(
-        "rubric", description="Who scores: rubric (offline, default), llm or ruler."
-    )
-    sender: Sender = Field(default_factory=Sender, description="Who signs the emails.")
-    patience: int = Field(
-        5,
-        ge=0,
-        le=50,
-        description=PATIENCE_MEANING,
-    )
-    agent: str | None = Field(
-        None,
-        max_length=64,
-        pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$",
-        description=AGENT_MEANING,
-    )
-
-    @field_validator("trainer")
-    @classmethod
-    def _trainer_fits_policy(cls, trainer: str | None, info: ValidationInfo) -> str | None:
-        # A field validator, so the error names `trainer` (`policy` is declared first,
-        # so it is in info.data when it was valid).
-        from codreamer.train.base import check_pairing
-
-        policy = info.data.get("policy")
-        if trainer is not None and policy is not None:
-            try:
-                check_pairing(trainer, policy)
-            except ValueError as exc:  # a custom error: no "Value error, " in front
-                raise PydanticCustomError("trainer_policy", str(exc)) from None
-        return trainer
-
-    @model_validator(mode="after")
-    def _default_trainer(self) -> RunSpec:
-        from codreamer.train.base import default_trainer
-
-        if self.trainer is None:  # frozen: resolved once, here
-            object.__setattr__(self, "trainer", default_trainer(self.policy))
-        return self
+class RunSpec(RunSettings):
+    """The run settings a caller asks for. Construct with `resolve`."""
 
     @classmethod
     def resolve(cls, given: Mapping[str, Any], settings: Settings) -> RunSpec:
@@ -150,15 +47,28 @@ class RunSpec(BaseModel):
         )
 
 
+# The Settings field that defaults each run setting from the environment (DESIGN §9).
+ENVIRONMENT: dict[str, str] = {
+    "iterations": "num_iters",
+    "depth": "depth",
+    "policy": "policy",
+    "judge": "judge",
+    "sender": "sender",
+}
+
+
 def _from_environment(settings: Settings) -> dict[str, Any]:
-    # The environment's name for each setting it can default (DESIGN §9).
-    return {
-        "iterations": settings.num_iters,
-        "depth": settings.depth,
-        "policy": settings.policy,
-        "judge": settings.judge,
-        "sender": settings.sender,
-    }
+    return {name: getattr(settings, attr) for name, attr in ENVIRONMENT.items()}
+
+
+def env_name(field: str) -> str | None:
+    """The environment variable that defaults a Settings field (its first alias)."""
+    info = Settings.model_fields.get(field)
+    alias = info.validation_alias if info is not None else None
+    if isinstance(alias, str):
+        return alias
+    choices = getattr(alias, "choices", None)
+    return str(choices[0]) if choices else None
 
 
 def build_loop_config(
@@ -184,33 +94,46 @@ def build_loop_config(
     return spec.loop_config(train, held_out, **dict(knobs or {}))
 
 
-def request_field(name: str, **extra: Any) -> Any:
-    """An optional field (None: not given) with the spec's bounds and meaning, for the
-    API's request schema."""
-    spec: FieldInfo = RunSpec.model_fields[name]
-    bounds: dict[str, Any] = {}
-    for m in spec.metadata:
-        for key in ("ge", "le", "gt", "lt"):
-            if getattr(m, key, None) is not None:
-                bounds[key] = getattr(m, key)
-    return Field(None, description=spec.description, **bounds, **extra)
+# Field constraints that go on the request's Field (so the schema and FieldInfo show
+# them); any other annotation metadata (a registry's OneOf) stays on the type.
+_CONSTRAINTS = ("ge", "le", "gt", "lt", "min_length", "max_length", "pattern")
+
+
+def request_fields() -> dict[str, Any]:
+    """Each run setting as an optional request field (None: not given) with the spec's
+    type, bounds and meaning, for `pydantic.create_model`: the API's request model is
+    generated from here, so a setting added to RunSettings is in the API at once.
+    Integers are strict (a JSON "3" is refused, not coerced)."""
+    out: dict[str, Any] = {}
+    for name, f in RunSpec.model_fields.items():
+        bounds: dict[str, Any] = {}
+        other: list[Any] = []
+        for m in f.metadata:
+            found = {k: getattr(m, k) for k in _CONSTRAINTS if getattr(m, k, None) is not None}
+            bounds.update(found)
+            if not found:
+                other.append(m)
+        kind: Any = StrictInt if f.annotation is int else f.annotation
+        if other:
+            kind = Annotated.__class_getitem__((kind, *other))  # type: ignore[attr-defined]
+        # Omitted means the spec's default: the schema says which, so a client (the
+        # dashboard's form) shows the same default as the CLI without declaring its own.
+        extra: dict[str, Any] | None = (
+            {"default": f.default} if isinstance(f.default, int | str) else None
+        )
+        out[name] = (
+            kind | None,
+            Field(None, description=f.description, json_schema_extra=extra, **bounds),
+        )
+    return out
 
 
 DEFAULT_DEPTH: int = RunSpec.model_fields["depth"].default
 
 
-def cli_depth_option() -> Any:
-    """`--depth` for the commands outside a run (oracle, a single rollout): the spec's
-    bounds, default and meaning."""
-    import typer
-
-    f = RunSpec.model_fields["depth"]
-    lo, hi = (getattr(m, k) for k in ("ge", "le") for m in f.metadata if hasattr(m, k))
-    return typer.Option(min=lo, max=hi, help=cli_help("depth"))
-
-
-def cli_help(name: str, env: str | None = None) -> str:
-    """The spec's meaning of a setting, with its default, for a CLI option's help."""
-    f = RunSpec.model_fields[name]
-    where = f"env {env}; " if env else ""
-    return f"{f.description} ({where}default {f.default})."
+def bounds(name: str) -> tuple[Any, Any]:
+    """A run setting's (lowest, highest) allowed value (None: unbounded)."""
+    meta = RunSpec.model_fields[name].metadata
+    lo = next((m.ge for m in meta if getattr(m, "ge", None) is not None), None)
+    hi = next((m.le for m in meta if getattr(m, "le", None) is not None), None)
+    return lo, hi

@@ -21,6 +21,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
+from codreamer.registry import TRAINERS as REGISTRY
+from codreamer.registry import check_pairing, default_trainer, resolve
+
 if TYPE_CHECKING:
     from codreamer.agent.policies.base import Policy
     from codreamer.agent.trajectory import Trajectory
@@ -61,31 +64,8 @@ class NoTrainer:
         return None
 
 
-TRAINERS = ("grpo", "art", "prompt", "none")
-DEFAULT_TRAINER = {"embedded": "grpo", "openai": "prompt", "art": "art"}
-# Which policies each trainer can train ("none" trains nothing, so it fits all).
-TRAINS = {
-    "grpo": ("embedded",),
-    "art": ("art",),
-    "prompt": ("openai", "art"),
-    "none": ("embedded", "openai", "art"),
-}
-
-
-def default_trainer(policy_name: str) -> str:
-    return DEFAULT_TRAINER.get(policy_name, "none")
-
-
-def check_pairing(trainer: str, policy_name: str) -> None:
-    """A ValueError naming what works when `trainer` cannot train `policy_name`."""
-    if trainer not in TRAINS:
-        raise ValueError(f"unknown trainer {trainer!r}: choose {', '.join(TRAINERS)}")
-    if policy_name not in TRAINS[trainer]:
-        fits = ", ".join(t for t, ps in TRAINS.items() if policy_name in ps)
-        raise ValueError(
-            f"trainer {trainer} cannot train policy {policy_name}; "
-            f"allowed with policy {policy_name}: {fits}"
-        )
+# Names, pairings and defaults live in codreamer.registry (one line per trainer).
+TRAINERS = REGISTRY
 
 
 def make_trainer(
@@ -95,16 +75,27 @@ def make_trainer(
     needs is passed in."""
     name = name or default_trainer(policy.name)
     check_pairing(name, policy.name)
-    if name == "grpo":
-        from codreamer.train.grpo import GRPOTrainer
+    factory = resolve(REGISTRY.get(name).factory)
+    return factory(policy, settings, grpo)  # type: ignore[no-any-return]
 
-        return GRPOTrainer(policy, grpo)
-    if name == "art":
-        from codreamer.train.art import ArtTrainer
 
-        return ArtTrainer(settings.art_learning_rate)
-    if name == "prompt":
-        from codreamer.train.prompt import PromptTrainer
+def grpo_trainer(policy: Policy, settings: Settings, grpo: GRPOConfig | None) -> Trainer:
+    from codreamer.train.grpo import GRPOTrainer
 
-        return PromptTrainer.from_settings(settings)
+    return GRPOTrainer(policy, grpo)
+
+
+def art_trainer(policy: Policy, settings: Settings, grpo: GRPOConfig | None) -> Trainer:
+    from codreamer.train.art import ArtTrainer
+
+    return ArtTrainer(settings.art_learning_rate)
+
+
+def prompt_trainer(policy: Policy, settings: Settings, grpo: GRPOConfig | None) -> Trainer:
+    from codreamer.train.prompt import PromptTrainer
+
+    return PromptTrainer.from_settings(settings)
+
+
+def no_trainer(policy: Policy, settings: Settings, grpo: GRPOConfig | None) -> Trainer:
     return NoTrainer()

@@ -25,6 +25,8 @@ LAYERS: list[set[str]] = [
         "tracing",
         "preflight",
         "leads",
+        "registry",
+        "run_settings",
     },
     {"graph", "llm", "store"},
     {"loaders"},

@@ -145,8 +145,8 @@ def test_a_started_manager_runs_queued_runs_to_the_end(tmp_path: Path) -> None:
 
 
 def test_request_bounds_are_the_run_spec_s() -> None:
-    """Each run setting is declared once (RunSpec): the API schema shows its bounds
-    and meaning, and LoopConfig (what meta.json stores) only types it."""
+    """Each run setting is declared once (RunSettings): the API schema shows its bounds
+    and meaning, and LoopConfig (what meta.json stores) is made of the same fields."""
 
     def bounds(model: type, name: str) -> tuple[object, object]:
         meta = model.model_fields[name].metadata
@@ -156,7 +156,7 @@ def test_request_bounds_are_the_run_spec_s() -> None:
 
     for name in ("iterations", "depth", "group_size", "seed"):
         assert bounds(LearnLoopRequest, name) == bounds(RunSpec, name) != (None, None)
-        assert bounds(LoopConfig, name) == (None, None)
+        assert bounds(LoopConfig, name) == bounds(RunSpec, name)
         spec_doc = RunSpec.model_fields[name].description
         assert LearnLoopRequest.model_fields[name].description == spec_doc
     assert "group_size" not in GRPOConfig.model_fields and "seed" not in GRPOConfig.model_fields

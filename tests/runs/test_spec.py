@@ -70,7 +70,7 @@ def test_api_body_and_cli_build_the_same_config(tmp_path: Path) -> None:
     body = LearnLoopRequest(iterations=2, depth=4, group_size=8, seed=3)
     from_api = config_from_request(body, settings, Catalog(settings), store)
     _, from_cli = config_from_cli(
-        LoopRequest(iterations=2, depth=4, group_size=8, seed=3), settings
+        LoopRequest(settings={"iterations": 2, "depth": 4, "group_size": 8, "seed": 3}), settings
     )
     assert from_api.model_dump() == from_cli.model_dump()
     assert (from_api.group_size, from_api.seed) == (8, 3)

@@ -46,7 +46,9 @@ function applyLimits(limits) {
     input.min = b.minimum;
     input.max = b.maximum;
     const v = Number(input.value);
-    if (!Number.isFinite(v) || v < b.minimum || v > b.maximum) input.value = b.default;
+    // The API's default (from its OpenAPI document) unless the user typed a value.
+    const untouched = input.value === input.defaultValue;
+    if (untouched || !Number.isFinite(v) || v < b.minimum || v > b.maximum) input.value = b.default;
     $(`${key}-range`).textContent = `${b.minimum}–${b.maximum}`;
   }
   const lengths = limits.text || {};

@@ -93,6 +93,13 @@ def _log_softmax(z: np.ndarray) -> np.ndarray:
 class EmbeddedPolicy(PolicyBase):
     name = "embedded"
 
+    @classmethod
+    def from_settings(
+        cls, store: GraphStore, settings: Any = None, model: Any = None, prompt: Any = None
+    ) -> EmbeddedPolicy:
+        """The registry's factory: the embedded policy needs only the graph."""
+        return cls(store)
+
     def __init__(self, store: GraphStore) -> None:
         self.store = store
         self.node_ids = list(store.nodes)

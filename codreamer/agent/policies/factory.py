@@ -9,13 +9,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codreamer.agent.policies.base import Policy
+from codreamer.registry import POLICIES, resolve
 
 if TYPE_CHECKING:
     from codreamer.agent.policies.prompt import Prompt
     from codreamer.config import Settings
     from codreamer.graph.store import GraphStore
-
-POLICIES = ("embedded", "openai", "art")
 
 
 def make_policy(
@@ -27,17 +26,6 @@ def make_policy(
     prompt: Prompt | None = None,
 ) -> Policy:
     """`model` names the LLM (openai / art); `prompt` is an LLM policy's starting
-    prompt (saved overrides applied)."""
-    if name == "embedded":
-        from codreamer.agent.policies.embedded import EmbeddedPolicy
-
-        return EmbeddedPolicy(store)
-    if name == "openai":
-        from codreamer.agent.policies.openai_policy import OpenAIPolicy
-
-        return OpenAIPolicy.from_settings(store, settings, model, prompt)
-    if name == "art":
-        from codreamer.agent.policies.art_policy import ArtPolicy
-
-        return ArtPolicy.from_settings(store, settings, model, prompt)
-    raise ValueError(f"unknown policy {name!r}: choose {', '.join(POLICIES)}")
+    prompt (saved overrides applied). Names and factories: codreamer.registry."""
+    factory = resolve(POLICIES.get(name).factory)
+    return factory(store, settings, model, prompt)  # type: ignore[no-any-return]
