@@ -54,8 +54,18 @@ class BackendClient:
             kwargs["timeout"] = timeout_s
         try:
             resp = await self._client.request(method, path, **kwargs)
+        except httpx.TimeoutException as exc:
+            raise BackendUnavailable(
+                f"The backend at {self.base_url} did not answer in time. It may be busy; "
+                "try again in a moment."
+            ) from exc
         except httpx.HTTPError as exc:
-            raise BackendUnavailable(f"backend at {self.base_url} unreachable: {exc!r}") from exc
+            # Plain words, not the client library's exception name (ConnectError…).
+            raise BackendUnavailable(
+                f"The backend at {self.base_url} cannot be reached. Start it with "
+                "`uv run codreamer api` (or both servers with `uv run codreamer serve`), "
+                "or point CODREAMER_API_URL at it."
+            ) from exc
         try:
             data = resp.json()
         except ValueError as exc:

@@ -32,7 +32,7 @@ from codreamer.api.stream import SlotStream, StreamSlots, event_stream, parse_la
 from codreamer.config import Settings
 from codreamer.errors import BrokerUnavailableError, StorageError
 from codreamer.judge.feedback import FeedbackPost
-from codreamer.loop.scenarios import describe
+from codreamer.loop.scenarios import describe, notes
 from codreamer.runs.executors import Executor
 from codreamer.store.feedback import append_feedback
 from codreamer.store.status import RunStatus as RunStatusName
@@ -109,6 +109,7 @@ def learn_loop(request: Request, body: LearnLoopRequest | None = None) -> RunAcc
         disk_estimate_mb=round(estimate / 1_000_000, 1),
         agent=config.agent,
         agent_version=config.agent_version,
+        notes=notes(config.scenarios, app.state.catalog.scenarios()),
         **_urls(request, paths.run_id),
     )
 

@@ -27,6 +27,7 @@ const ui = {
   pollTimer: null,
   renderedKey: null, // what the email/graph/chart were last drawn from
   followLatest: false, // the user chose to look at another run's newer result
+  notes: new Map(), // run_id -> what the backend said about the run as planned
 };
 
 async function getJson(url, options) {
@@ -154,6 +155,9 @@ function renderRun(v) {
   let fraction = Number(p.fraction);
   if (!Number.isFinite(fraction) && p.iterations) fraction = (Number(p.iteration) || 0) / p.iterations;
   $('run-progress').value = status === 'succeeded' ? 1 : (Number.isFinite(fraction) ? fraction : 0);
+  const plan = (ui.notes && ui.notes.get(id)) || [];
+  $('run-plan').hidden = !plan.length;
+  $('run-plan').textContent = plan.map((n) => `Note: ${n}.`).join(' ');
   const note = runNote(run, v.latest, window.location.origin);
   $('run-note').hidden = !note;
   $('run-note').textContent = note ? note.text : '';
@@ -338,14 +342,20 @@ function watchRun(runId) {
 
 // ---- actions ---------------------------------------------------------------
 
-function describeError(r) {
+// Each problem once, in the API's words; the summary line only when it adds something
+// (a one-problem answer repeats its problem in `detail`; a count says "listed in problems").
+export function describeError(r) {
   const d = r.data && r.data.detail;
   if (Array.isArray(d)) return d.map((e) => `${(e.loc || []).filter((x) => x !== 'body').join('.')}: ${e.msg}`).join('\n');
   const problems = r.data && Array.isArray(r.data.problems) ? r.data.problems : [];
-  const more = r.data && Number(r.data.more_problems) > 0 ? `\n…and ${r.data.more_problems} more` : '';
+  const total = r.data && Number(r.data.problem_count);
+  const hidden = Number.isFinite(total) && total > problems.length ? total - problems.length : 0;
+  const more = hidden ? `\n…and ${hidden} more` : '';
   if (problems.length) {
-    const lines = problems.map((p) => (p.where ? `${p.where}: ${p.message}` : p.message));
-    return `${typeof d === 'string' ? `${d}\n` : ''}${lines.join('\n')}${more}`;
+    const lines = problems.map((p) => (p.where && !['scenario', 'body'].includes(p.where)
+      ? `${p.where.replace(/^body\./, '')}: ${p.message}` : p.message));
+    const repeats = typeof d !== 'string' || /problems/.test(d) || problems.some((p) => d.includes(p.message));
+    return `${repeats ? '' : `${d}\n`}${lines.join('\n')}${more}`;
   }
   if (typeof d === 'string') return d;
   if (r.status === 503) return 'The backend cannot be reached. Start it with: uv run codreamer api';
@@ -376,6 +386,7 @@ async function onGenerate(event) {
     const body = await readForm();
     const r = await postJson('/api/generate', body);
     if (!r.ok || !r.data || !r.data.run_id) throw new Error(describeError(r));
+    ui.notes = new Map([[r.data.run_id, Array.isArray(r.data.notes) ? r.data.notes : []]]);
     startFollowing(r.data.run_id, r.data.status);
   } catch (e) {
     error.textContent = e.message;

@@ -1,0 +1,113 @@
+"""What a newcomer meets on the dashboard, against the real API: every preset starts a
+run (a held-out sample alone trains on itself, and the page says so), and a graph
+with near-miss names gets each problem once, with "did you mean".
+
+Screenshots: test-artifacts/screen-<state>-<size>.png at 390x844 and 1280x900.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from api_support import ApiServer
+from dashboard_support import DESKTOP, click_generate, launch_browser, screens
+
+from web.app import create_app
+from web.config import WebSettings
+from web.testing import free_port, serve_in_thread
+
+pytestmark = [pytest.mark.e2e, pytest.mark.browser]
+
+SECRET = "newcomer-shared-secret"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    yield from launch_browser()
+
+
+@pytest.fixture
+def tab(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": DESKTOP[0], "height": DESKTOP[1]})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    yield page
+    context.close()
+    assert not errors, errors
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Iterator[tuple[str, ApiServer]]:
+    dash_port = free_port()
+    env = {
+        "FRONTEND_URL": f"http://127.0.0.1:{dash_port}/api/final-email",
+        "CODREAMER_WEBHOOK_SECRET": SECRET,
+    }
+    api = ApiServer(tmp_path, env).start()
+    try:
+        settings = WebSettings(api_url=api.url, webhook_secret=SECRET)
+        with serve_in_thread(create_app(settings), dash_port) as url:
+            yield url, api
+    finally:
+        api.stop()
+
+
+def open_page(tab: Any, url: str) -> None:
+    tab.goto(url + "/")
+    tab.wait_for_selector("#backend-pill:has-text('connected')")
+    tab.wait_for_selector("#preset option:nth-child(2)", state="attached")
+
+
+def test_every_preset_starts_a_run(tab: Any, site: tuple[str, ApiServer]) -> None:
+    url, api = site
+    open_page(tab, url)
+    presets = tab.eval_on_selector_all("#preset option", "os => os.map(o => o.value)")[1:]
+    samples = json.loads((api.data / "scenarios.json").read_text())
+    held = {s["id"] for s in samples if s.get("held_out")}
+    assert len(presets) >= 8 and held <= set(presets)
+    for preset in presets:
+        tab.select_option("#preset", preset)
+        tab.fill("#iterations", "1")
+        tab.fill("#depth", "3")
+        run_id = click_generate(tab)
+        assert tab.locator("#generate-error").is_hidden()
+        plan = tab.locator("#run-plan")
+        if preset in held:
+            assert plan.is_visible()
+            assert f"'{preset}' is a held-out sample prospect" in plan.inner_text()
+            assert "trains on it" in plan.inner_text()
+        else:
+            assert plan.is_hidden()
+        tab.wait_for_selector(f"#run-status:has-text('{run_id} · succeeded')", timeout=120_000)
+        if preset in held:
+            screens(tab, "held-out-preset")
+
+
+def test_graph_errors_are_shown_once_with_did_you_mean(
+    tab: Any, site: tuple[str, ApiServer], tmp_path: Path
+) -> None:
+    url, _ = site
+    open_page(tab, url)
+    graph = [
+        {"id": "Customer job", "content": "x", "edges": [{"target": "Pour loss"}]},
+        {"id": "Pour Loss", "content": "y"},
+        {"id": "Product Feature: Alerts", "content": "z"},
+    ]
+    path = tmp_path / "near-miss.json"
+    path.write_text(json.dumps(graph))
+    tab.set_input_files("#graph-file", str(path))
+    tab.click("#generate")
+    error = tab.locator("#generate-error")
+    error.wait_for(state="visible")
+    text = error.inner_text()
+    assert "did you mean 'Pour Loss'?" in text and "did you mean 'Customer job'?" in text
+    for line in text.splitlines():
+        assert text.count(line) == 1, f"shown twice: {line!r} in {text!r}"
+    assert "listed in `problems`" not in text
+    screens(tab, "graph-error")
