@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import ValidationError
 from sse_starlette import EventSourceResponse
@@ -147,6 +147,15 @@ async def run_status(request: Request, run_id: str) -> JSONResponse:
     check_run_id(run_id)
     try:
         return _pass_through(await get_context(request).backend.run(run_id))
+    except BackendUnavailable as exc:
+        return _unavailable(exc)
+
+
+@protected.get("/api/runs")
+async def runs(request: Request, limit: Annotated[int, Query(ge=1, le=50)] = 10) -> JSONResponse:
+    """The newest runs (prospects, agent, status, final reward, date), for the list."""
+    try:
+        return _pass_through(await get_context(request).backend.runs(limit))
     except BackendUnavailable as exc:
         return _unavailable(exc)
 

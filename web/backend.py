@@ -93,6 +93,9 @@ class BackendClient:
     async def run(self, run_id: str) -> BackendAnswer:
         return await self.request("GET", f"/runs/{quote(run_id, safe='')}")
 
+    async def runs(self, limit: int) -> BackendAnswer:
+        return await self.request("GET", f"/runs?limit={int(limit)}")
+
     async def graph(self, run_id: str) -> BackendAnswer:
         return await self.request("GET", f"/runs/{quote(run_id, safe='')}/graph")
 

@@ -8,10 +8,12 @@ Screenshots: test-artifacts/screen-<state>-<size>.png at 390x844 and 1280x900.
 from __future__ import annotations
 
 import json
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from api_support import ApiServer
 from dashboard_support import DESKTOP, click_generate, launch_browser, screens
@@ -111,3 +113,62 @@ def test_graph_errors_are_shown_once_with_did_you_mean(
         assert text.count(line) == 1, f"shown twice: {line!r} in {text!r}"
     assert "listed in `problems`" not in text
     screens(tab, "graph-error")
+
+
+def test_a_run_interrupted_by_a_restart_of_both_servers_can_be_resumed(
+    tab: Any, tmp_path: Path
+) -> None:
+    """`serve` stopped mid-run and started again: the fresh dashboard remembers nothing,
+    yet the page shows the run as interrupted with Resume and Cancel, and after Resume
+    one counter (status, email, chart) runs on from where the chart stopped."""
+    dash_port = free_port()
+    env = {
+        "FRONTEND_URL": f"http://127.0.0.1:{dash_port}/api/final-email",
+        "CODREAMER_WEBHOOK_SECRET": SECRET,
+    }
+    api = ApiServer(tmp_path, env).start()
+    settings = WebSettings(api_url=api.url, webhook_secret=SECRET)
+    try:
+        with serve_in_thread(create_app(settings), dash_port) as url:
+            open_page(tab, url)
+            # Big groups, so the run is still going when the servers stop.
+            body = {"iterations": 20, "depth": 8, "group_size": 128}
+            r = httpx.post(f"{url}/api/generate", json=body, timeout=10)
+            assert r.status_code == 202, r.text
+            run_id = r.json()["run_id"]
+            # The dreaming cartoon shows from the start until the first trained email.
+            tab.locator("#dreaming").wait_for(state="visible")
+            tab.wait_for_selector(f"#run-status:has-text('{run_id} · running')")
+            tab.wait_for_selector("#run-status:has-text('1 of 20 iterations done')")
+            api.kill(signal.SIGKILL)
+            api.stop()  # the run's own process goes with it
+        restarted = ApiServer(api.home, api.env, port=api.port).start()
+        api.proc = restarted.proc
+        with serve_in_thread(create_app(settings), dash_port) as url:
+            open_page(tab, url)
+            status = tab.locator("#run-status")
+            tab.wait_for_selector(
+                f"#run-status:has-text('{run_id} · interrupted')", timeout=120_000
+            )
+            done = int(status.inner_text().split(" · ")[2].split()[0])
+            assert done >= 1
+            assert tab.locator("#resume-run").is_visible()
+            assert tab.locator("#cancel-run").is_visible()
+            assert "step" not in status.inner_text()
+            # The past runs list names it, with its status.
+            item = tab.locator(f"#run-list button[data-run-id='{run_id}']")
+            assert "interrupted" in item.inner_text()
+            screens(tab, "restarted-interrupted", settle_ms=400)
+
+            tab.click("#resume-run")
+            tab.wait_for_selector(f"#run-status:has-text('{run_id} · succeeded')", timeout=180_000)
+            tab.wait_for_selector(f"#email-meta:has-text('run {run_id} · final')")
+            assert "20 of 20 iterations done" in status.inner_text()
+            tab.click("#reward-details summary")
+            rows = tab.eval_on_selector_all(
+                ".reward-table tbody th", "hs => hs.map(h => Number(h.textContent))"
+            )
+            assert rows == list(range(rows[0], 21)) and rows[0] <= 1, rows
+            screens(tab, "resumed", settle_ms=400)
+    finally:
+        api.stop()

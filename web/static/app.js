@@ -28,6 +28,10 @@ const ui = {
   renderedKey: null, // what the email/graph/chart were last drawn from
   followLatest: false, // the user chose to look at another run's newer result
   notes: new Map(), // run_id -> what the backend said about the run as planned
+  adopted: null, // the newest run the backend lists, followed when nothing else is
+  opened: null, // a past run the user clicked in the list
+  watching: null, // the run whose status is being polled
+  runs: [], // GET /runs: the newest runs
 };
 
 async function getJson(url, options) {
@@ -49,14 +53,24 @@ function postJson(url, body) {
 
 // ---- what the page shows -----------------------------------------------------
 
+// The run whose status the page shows: the one started here, else (after a restart of
+// the dashboard, which forgets it) the run of the newest result, else the newest run
+// the backend lists, so an interrupted run is never left without its Resume button.
 function followedRunId() {
-  return ui.followLatest ? null : ui.state.active_run_id;
+  if (ui.followLatest) return null;
+  return ui.opened || ui.state.active_run_id || (ui.state.latest && ui.state.latest.run_id) || ui.adopted || null;
 }
 
 function view() {
   const real = ui.state;
   const follow = followedRunId();
-  if (follow) return { latest: real.active, history: real.active_history, mock: false, follow };
+  if (follow && follow === real.active_run_id) {
+    return { latest: real.active, history: real.active_history, mock: false, follow };
+  }
+  if (follow) {
+    const mine = real.latest && real.latest.run_id === follow;
+    return { latest: mine ? real.latest : null, history: mine ? real.history : [], mock: false, follow };
+  }
   const showMock = !real.latest && ui.backendReachable === false && ui.mock !== null;
   if (showMock) return { ...ui.mock.state, mock: true, follow: null };
   return { latest: real.latest, history: real.history, mock: false, follow: null };
@@ -106,17 +120,19 @@ function stageText(latest) {
   return `iteration ${latest.iteration ?? '–'}${of}`;
 }
 
-function graphFor(latest, isMock) {
-  if (!latest) return null;
+// The graph of the run shown: fetched as soon as the run is known, so it is drawn
+// (every node at its starting score) before the first email arrives.
+function graphFor(runId, isMock) {
   if (isMock) return ui.mock && ui.mock.graph;
+  if (!runId) return null;
   // Edges never change during a run, and the webhook's scores win over the graph's:
   // one successful fetch per run is enough; a failed one is retried now and then.
-  const cached = ui.graphs.get(latest.run_id);
+  const cached = ui.graphs.get(runId);
   if (cached && (cached.graph || Date.now() - cached.at < GRAPH_RETRY_MS)) return cached.graph;
-  ui.graphs.set(latest.run_id, { graph: null, at: Date.now() });
-  getJson(`/api/graph/${encodeURIComponent(latest.run_id)}`).then((r) => {
+  ui.graphs.set(runId, { graph: null, at: Date.now() });
+  getJson(`/api/graph/${encodeURIComponent(runId)}`).then((r) => {
     const ok = r.ok && r.data && Array.isArray(r.data.nodes);
-    ui.graphs.set(latest.run_id, { graph: ok ? r.data : null, at: Date.now() });
+    ui.graphs.set(runId, { graph: ok ? r.data : null, at: Date.now() });
     if (ok) render();
   }).catch(() => {});
   return null;
@@ -140,6 +156,35 @@ function runFor(id) {
   return ui.run && ui.run.run_id === id ? ui.run : null;
 }
 
+// What the loop is doing, in a user's words (the backend's step names are internal).
+const STEP_WORDS = {
+  baseline: 'writing the untrained baseline email',
+  generate: 'writing a group of draft emails',
+  score: 'the judge is scoring the drafts',
+  grpo: 'learning from the scores',
+  prompt: 'learning from the scores',
+  none: 'comparing the drafts',
+  kg_weights: 'updating the graph\'s node scores',
+  email: 'writing this iteration\'s email',
+  evaluate: 'trying it on the held-out prospects',
+};
+
+// The one iteration counter: iterations finished, as the chart's last point and the
+// email's "iteration k of n" count them.
+export function iterationsDone(run) {
+  const rows = run && run.metrics && Array.isArray(run.metrics.iterations) ? run.metrics.iterations : [];
+  return rows.reduce((m, r) => (Number.isInteger(r.iteration) ? Math.max(m, r.iteration) : m), 0);
+}
+
+function statusLine(id, status, run, unreachable) {
+  const p = (run && run.progress) || {};
+  const parts = [`Run ${id}`, status];
+  if (p.iterations) parts.push(`${iterationsDone(run)} of ${p.iterations} iterations done`);
+  if (p.step && status === 'running') parts.push(`now ${STEP_WORDS[p.step] || 'working'}`);
+  if (unreachable) parts.push('backend unreachable: status may be out of date');
+  return parts.join(' · ');
+}
+
 function renderRun(v) {
   const id = v.follow;
   $('run-panel').hidden = !id;
@@ -147,11 +192,7 @@ function renderRun(v) {
   const run = runFor(id);
   const status = run ? run.status : 'starting';
   const p = (run && run.progress) || {};
-  const parts = [`Run ${id}`, status];
-  if (p.iterations) parts.push(`iteration ${p.iteration ?? 0}/${p.iterations}`);
-  if (p.step && ACTIVE.has(status)) parts.push(`step: ${p.step}`);
-  if (ui.runUnreachable) parts.push('backend unreachable: status may be out of date');
-  $('run-status').textContent = parts.join(' · ');
+  $('run-status').textContent = statusLine(id, status, run, ui.runUnreachable);
   let fraction = Number(p.fraction);
   if (!Number.isFinite(fraction) && p.iterations) fraction = (Number(p.iteration) || 0) / p.iterations;
   $('run-progress').value = status === 'succeeded' ? 1 : (Number.isFinite(fraction) ? fraction : 0);
@@ -197,10 +238,14 @@ function render() {
   const status = run ? run.status : (v.follow ? 'starting' : null);
   const waiting = Boolean(v.follow && !v.latest && ACTIVE.has(status) && ui.backendReachable !== false);
   const latest = v.latest || backendEmail(v, run, status);
+  // The dreaming cartoon: from the moment a run starts until its first trained email
+  // (the untrained baseline comes within a second and is not what the user waits for).
+  const dreaming = Boolean(v.follow && ACTIVE.has(status) && ui.backendReachable !== false
+    && (!latest || latest.stage === 'baseline'));
 
   // Progress polls call render() every second: rebuild the email, graph and chart only
   // when what they show changed, so the page doesn't flicker or lose a hovered node.
-  const graph = graphFor(latest, v.mock);
+  const graph = graphFor(latest ? latest.run_id : v.follow, v.mock);
   const runForChart = !v.mock && ui.run && latest && ui.run.run_id === latest.run_id ? ui.run : null;
   const points = chartPoints(runForChart, v.history);
   const emptyText = v.follow && !latest
@@ -216,7 +261,7 @@ function render() {
     renderChart($('chart-view'), points);
     renderRewardTable($('reward-table'), points);
   }
-  $('dreaming').hidden = !waiting;
+  $('dreaming').hidden = !dreaming;
   renderRun(v);
   renderOtherRun();
 
@@ -239,9 +284,11 @@ function onState(next) {
   // A new run, or the final webhook of the followed one: refresh its status now
   // rather than at the next poll, so the page never shows "queued" beside a result.
   if (next.active_run_id && (next.active_run_id !== before.active_run_id || finished)) {
-    if (next.active_run_id !== before.active_run_id) ui.followLatest = false;
+    if (next.active_run_id !== before.active_run_id) { ui.followLatest = false; ui.opened = null; }
+    ui.watching = next.active_run_id;
     watchRun(next.active_run_id);
   }
+  watchFollowed();
   render();
 }
 
@@ -295,10 +342,59 @@ async function checkBackend() {
     ui.renderedKey = null;
     initForm(getJson);
     if (reachable) loadPresets();
-    if (reachable && ui.state.active_run_id) watchRun(ui.state.active_run_id);
+    if (reachable) loadRuns();
+    if (reachable && followedRunId()) { ui.watching = followedRunId(); watchRun(ui.watching); }
   }
   render();
   setTimeout(checkBackend, BACKEND_CHECK_MS);
+}
+
+async function loadRuns() {
+  try {
+    const r = await getJson('/api/runs?limit=10');
+    if (!r.ok || !r.data || !Array.isArray(r.data.runs)) return;
+    ui.runs = r.data.runs;
+    ui.adopted = ui.runs.length ? ui.runs[0].run_id : null;
+    renderRunList();
+    watchFollowed();
+    render();
+  } catch { /* the list is a convenience; the page works without it */ }
+}
+
+function prospectNames(run) {
+  const names = (run.prospects || []).map((p) => p.name || p.scenario_id).filter(Boolean);
+  if (!names.length) return 'the backend\'s default prospect';
+  return names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ');
+}
+
+function renderRunList() {
+  const list = $('run-list');
+  $('runs-panel').hidden = !ui.runs.length;
+  list.replaceChildren(...ui.runs.map((run) => {
+    const reward = Number.isFinite(run.final_reward) ? `reward ${run.final_reward.toFixed(2)}` : 'no reward yet';
+    const when = run.created_at ? new Date(run.created_at).toLocaleString() : '';
+    const button = el('button', { type: 'button', class: 'run-item', 'data-run-id': run.run_id });
+    button.append(
+      el('span', { class: 'run-who' }, prospectNames(run)),
+      el('span', { class: 'run-facts' }, [run.agent ? `agent ${run.agent}` : null, run.status, reward, when]
+        .filter(Boolean).join(' · ')),
+    );
+    const li = el('li');
+    li.append(button);
+    return li;
+  }));
+}
+
+function onRunListClick(event) {
+  const button = event.target.closest('button[data-run-id]');
+  if (!button) return;
+  ui.opened = button.dataset.runId;
+  ui.followLatest = false;
+  ui.run = null;
+  ui.renderedKey = null;
+  watchFollowed();
+  render();
+  $('run-panel').scrollIntoView({ block: 'nearest' });
 }
 
 async function loadPresets() {
@@ -310,16 +406,25 @@ async function loadPresets() {
   } catch { /* the form still works without presets */ }
 }
 
+// Start polling the followed run's status when it changes (a restart, a click).
+function watchFollowed() {
+  const id = followedRunId();
+  if (id && id !== ui.watching) { ui.watching = id; watchRun(id); }
+}
+
 function watchRun(runId) {
   clearTimeout(ui.runTimer);
   const tick = async () => {
     let delay = POLL_RUN_MS;
     try {
       const r = await getJson(`/api/run/${encodeURIComponent(runId)}`);
-      if (ui.state.active_run_id !== runId) return;
+      if (followedRunId() !== runId) return;
       ui.runUnreachable = false;
       if (r.ok && r.data) {
+        const before = ui.run && ui.run.run_id === runId ? ui.run.status : null;
         ui.run = r.data;
+        ui.backendReachable = true; // it just answered; the pill need not wait for its check
+        if (before !== r.data.status) loadRuns(); // the list shows each run's status
       } else if (r.status === 404) {
         ui.run = { run_id: runId, status: 'unknown', error: 'the backend does not know this run' };
       } else {
@@ -364,6 +469,8 @@ export function describeError(r) {
 
 function startFollowing(runId, status, keepResult) {
   ui.followLatest = false;
+  ui.opened = null;
+  ui.watching = runId;
   // A new run has no email yet: never show the previous run's under it. A resumed
   // run keeps its own latest result until the next one arrives.
   if (!keepResult || ui.state.active_run_id !== runId) {
@@ -397,7 +504,7 @@ async function onGenerate(event) {
 }
 
 async function onRunAction(action) {
-  const id = ui.state.active_run_id;
+  const id = followedRunId();
   if (!id) return;
   const error = $('run-error');
   error.hidden = true;
@@ -459,6 +566,7 @@ function start() {
   }
   $('generate-form').addEventListener('submit', onGenerate);
   $('email-citations').addEventListener('click', onCitationClick);
+  $('run-list').addEventListener('click', onRunListClick);
   $('resume-run').addEventListener('click', () => onRunAction('resume'));
   $('cancel-run').addEventListener('click', () => onRunAction('cancel'));
   $('show-other').addEventListener('click', () => {
@@ -467,7 +575,7 @@ function start() {
     render();
   });
   window.addEventListener('resize', onResize);
-  if (ui.state.active_run_id) watchRun(ui.state.active_run_id);
+  watchFollowed();
   render();
   connectLive();
   checkBackend();
