@@ -169,6 +169,15 @@ async def run_graph(request: Request, run_id: str) -> JSONResponse:
         return _unavailable(exc)
 
 
+@protected.get("/api/oracle/{run_id}")
+async def run_oracle(request: Request, run_id: str) -> JSONResponse:
+    check_run_id(run_id)
+    try:
+        return _pass_through(await get_context(request).backend.oracle(run_id))
+    except BackendUnavailable as exc:
+        return _unavailable(exc)
+
+
 @protected.get("/api/scenarios")
 async def scenarios(request: Request) -> JSONResponse:
     try:

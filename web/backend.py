@@ -20,6 +20,9 @@ _HEALTH_TIMEOUT_S = 1.5
 _HEALTH_CACHE_S = 2.0
 
 
+_ORACLE_TIMEOUT_S = 60.0
+
+
 class BackendUnavailable(Exception):
     """The backend could not be reached or answered something that is not JSON."""
 
@@ -95,6 +98,12 @@ class BackendClient:
 
     async def runs(self, limit: int) -> BackendAnswer:
         return await self.request("GET", f"/runs?limit={int(limit)}")
+
+    async def oracle(self, run_id: str) -> BackendAnswer:
+        # An exhaustive search on the backend's first call for a run: give it time.
+        return await self.request(
+            "GET", f"/runs/{quote(run_id, safe='')}/oracle", timeout_s=_ORACLE_TIMEOUT_S
+        )
 
     async def graph(self, run_id: str) -> BackendAnswer:
         return await self.request("GET", f"/runs/{quote(run_id, safe='')}/graph")

@@ -172,6 +172,16 @@ def run_graph(run_id: str, request: Request) -> RunGraph:
     return RunGraph.model_validate(service.run_graph(_manager(request).paths(run_id)))
 
 
+@router.get("/runs/{run_id}/oracle", responses=ERRORS, summary="The run's ceiling, when cheap")
+def run_oracle(run_id: str, request: Request) -> dict[str, Any]:
+    """The oracle's reward (the best the judge can give on this graph by exhaustive
+    search) for each training prospect, and their mean; null with the reason when the
+    search would pass its cap (codreamer/api/oracle.py)."""
+    from codreamer.api.oracle import run_oracle as compute
+
+    return compute(_manager(request).paths(run_id))
+
+
 @router.post(
     "/runs/{run_id}/cancel",
     status_code=202,

@@ -172,3 +172,39 @@ def test_a_run_interrupted_by_a_restart_of_both_servers_can_be_resumed(
             screens(tab, "resumed", settle_ms=400)
     finally:
         api.stop()
+
+
+def test_every_prospect_of_a_run_has_its_email_and_the_ceiling_is_drawn(
+    tab: Any, site: tuple[str, ApiServer]
+) -> None:
+    url, api = site
+    open_page(tab, url)
+    tab.fill("#iterations", "2")
+    tab.fill("#depth", "5")
+    run_id = click_generate(tab)  # the empty form: the backend's sample prospects
+    tab.wait_for_selector(f"#email-meta:has-text('run {run_id} · final')", timeout=120_000)
+    prospects = api.client().get("/runs?limit=1").json()["runs"][0]["prospects"]
+    assert len(prospects) >= 2
+    tabs = tab.locator("#prospect-tabs button")
+    tabs.nth(len(prospects) - 1).wait_for()
+    assert tabs.count() == len(prospects)
+    assert f"writes to {len(prospects)} prospects" in tab.locator("#prospect-note").inner_text()
+    first = prospects[0]["name"]
+    assert first.split()[0] in tab.locator("#email-body").inner_text()
+    assert f"cited in {first}'s email" in tab.locator("#graph-for").inner_text()
+    second = prospects[1]["name"]
+    tabs.nth(1).click()
+    tab.wait_for_selector(f"#prospect-note:has-text(\"showing {second}'s email\")")
+    assert second.split()[0] in tab.locator("#email-body").inner_text()
+    assert f"cited in {second}'s email" in tab.locator("#graph-for").inner_text()
+
+    # The ceiling: a line on the chart and a column of the table.
+    tab.wait_for_selector("#chart-view .legend:has-text('oracle')")
+    oracle = api.client().get(f"/runs/{run_id}/oracle").json()  # computed once, kept
+    assert oracle["max_emails"] == 2000 and oracle["oracle_reward"] is not None
+    assert oracle["scenario_id"] == prospects[0]["scenario_id"]
+    tab.click("#reward-details summary")
+    tab.wait_for_selector(".reward-table th:has-text('oracle')")
+    cell = tab.locator(".reward-table tbody tr:last-child td:last-child").inner_text()
+    assert cell == f"{oracle['oracle_reward']:.3f}"
+    screens(tab, "prospects-and-oracle")

@@ -32,6 +32,8 @@ const ui = {
   opened: null, // a past run the user clicked in the list
   watching: null, // the run whose status is being polled
   runs: [], // GET /runs: the newest runs
+  oracles: new Map(), // run_id -> the run's ceiling (null: not known)
+  chosenProspect: null, // whose email is shown, for a run with several prospects
 };
 
 async function getJson(url, options) {
@@ -118,6 +120,26 @@ function stageText(latest) {
     return `read from the backend${it}: its webhook has not arrived here`;
   }
   return `iteration ${latest.iteration ?? '–'}${of}`;
+}
+
+// The run's ceiling (GET /runs/{id}/oracle), fetched once per run: null when the
+// backend did not compute it (over its cap, another policy, an older backend).
+function oracleFor(runId, isMock) {
+  if (isMock || !runId) return null;
+  const cached = ui.oracles.get(runId);
+  if (cached !== undefined) return cached;
+  ui.oracles.set(runId, null);
+  getJson(`/api/oracle/${encodeURIComponent(runId)}`).then((r) => {
+    const value = r.ok && r.data && Number.isFinite(r.data.oracle_reward) ? r.data.oracle_reward : null;
+    ui.oracles.set(runId, value);
+    if (value !== null) render();
+  }).catch(() => {});
+  return null;
+}
+
+function withOracle(points, ceiling) {
+  if (!Number.isFinite(ceiling) || !points.length) return points;
+  return points.map((p) => ({ ...p, values: { ...p.values, oracle: ceiling } }));
 }
 
 // The graph of the run shown: fetched as soon as the run is known, so it is drawn
@@ -247,17 +269,20 @@ function render() {
   // when what they show changed, so the page doesn't flicker or lose a hovered node.
   const graph = graphFor(latest ? latest.run_id : v.follow, v.mock);
   const runForChart = !v.mock && ui.run && latest && ui.run.run_id === latest.run_id ? ui.run : null;
-  const points = chartPoints(runForChart, v.history);
+  const points = withOracle(chartPoints(runForChart, v.history), oracleFor(latest ? latest.run_id : v.follow, v.mock));
   const emptyText = v.follow && !latest
     ? (waiting ? ['Dreaming…', `No email yet for run ${v.follow}: the first arrives after the baseline.`]
       : ['No email from this run', `Run ${v.follow} has sent no email to this dashboard.`])
     : null;
   const key = JSON.stringify([v.mock, v.follow, latest, v.history, points, graph !== null,
     graph && graph.nodes.length, emptyText]);
-  if (key !== ui.renderedKey) {
-    ui.renderedKey = key;
-    renderEmail(latest, v.mock, emptyText);
-    renderGraph($('graph-view'), latest, graph);
+  const shown = prospectView(latest, v.follow, run);
+  const key2 = JSON.stringify([key, shown.key]);
+  if (key2 !== ui.renderedKey) {
+    ui.renderedKey = key2;
+    renderProspects(shown);
+    renderEmail(shown.latest, v.mock, shown.emptyText || emptyText);
+    renderGraph($('graph-view'), shown.latest, graph);
     renderChart($('chart-view'), points);
     renderRewardTable($('reward-table'), points);
   }
@@ -270,6 +295,71 @@ function render() {
     : ui.backendReachable ? 'backend: connected' : 'backend: unreachable';
   pill.classList.toggle('pill-ok', ui.backendReachable === true);
   pill.classList.toggle('pill-bad', ui.backendReachable === false);
+}
+
+// ---- several prospects ------------------------------------------------------
+
+// Who a run trains on, in order, from the run list (GET /runs names the training
+// prospects only; the Generate answer adds the held-out ones). Each {scenario_id, name}.
+function prospectsOf(runId) {
+  const listed = ui.runs.find((r) => r.run_id === runId);
+  return listed && Array.isArray(listed.prospects) ? listed.prospects : [];
+}
+
+function prospectName(p) {
+  return p.name && p.name !== 'there' ? p.name : (p.scenario_id || 'the reader');
+}
+
+// The email shown, for the prospect chosen: the webhook's is the first prospect's; the
+// others' best emails come with the final result (GET /runs/{id} per_prospect).
+function prospectView(latest, follow, run) {
+  const runId = latest ? latest.run_id : follow;
+  const training = prospectsOf(runId).filter((p, i, all) => all.findIndex((q) => q.scenario_id === p.scenario_id) === i);
+  const record = run && run.run_id === runId ? run.latest_email : null;
+  const per = record && Array.isArray(record.per_prospect) ? record.per_prospect : [];
+  const ids = per.length ? per.map((p) => p.scenario_id) : training.map((p) => p.scenario_id);
+  if (ids.length < 2) return { latest, tabs: [], key: null };
+  const names = new Map(training.map((p) => [p.scenario_id, prospectName(p)]));
+  const chosen = ids.includes(ui.chosenProspect) ? ui.chosenProspect : ids[0];
+  const tabs = ids.map((id) => ({ id, name: names.get(id) || id, chosen: id === chosen }));
+  const first = ids[0];
+  const pick = per.find((p) => p.scenario_id === chosen);
+  let shown = latest;
+  let emptyText = null;
+  if (chosen !== first || (pick && pick.email && latest && latest.stage === 'final')) {
+    if (pick && pick.email && latest) {
+      shown = { ...latest, email: pick.email, prospect: names.get(chosen) || chosen };
+    } else if (chosen !== first) {
+      shown = null;
+      emptyText = [`No email yet for ${names.get(chosen) || chosen}`,
+        'Each prospect\'s best email arrives with the run\'s final result; the live email is the first prospect\'s.'];
+    }
+  }
+  return { latest: shown, tabs, emptyText, chosenName: names.get(chosen) || chosen, count: ids.length, key: [chosen, ids, Boolean(pick)] };
+}
+
+function renderProspects(shown) {
+  const box = $('prospect-tabs');
+  box.hidden = !shown.tabs.length;
+  box.replaceChildren(...shown.tabs.map((t) => {
+    const b = el('button', { type: 'button', class: `prospect-tab${t.chosen ? ' chosen' : ''}`, 'data-scenario-id': t.id, 'aria-pressed': t.chosen ? 'true' : 'false' }, t.name);
+    return b;
+  }));
+  const note = $('prospect-note');
+  note.hidden = !shown.tabs.length;
+  note.textContent = shown.tabs.length ? `This run writes to ${shown.count} prospects; showing ${shown.chosenName}'s email.` : '';
+  const forText = $('graph-for');
+  forText.hidden = !shown.tabs.length;
+  forText.textContent = shown.tabs.length
+    ? `Colours: the node scores this run learned from all ${shown.count} prospects' emails. Gold outline: the nodes cited in ${shown.chosenName}'s email.`
+    : '';
+}
+
+function onProspectClick(event) {
+  const b = event.target.closest('button[data-scenario-id]');
+  if (!b) return;
+  ui.chosenProspect = b.dataset.scenarioId;
+  render();
 }
 
 // ---- live state -------------------------------------------------------------
@@ -567,6 +657,7 @@ function start() {
   $('generate-form').addEventListener('submit', onGenerate);
   $('email-citations').addEventListener('click', onCitationClick);
   $('run-list').addEventListener('click', onRunListClick);
+  $('prospect-tabs').addEventListener('click', onProspectClick);
   $('resume-run').addEventListener('click', () => onRunAction('resume'));
   $('cancel-run').addEventListener('click', () => onRunAction('cancel'));
   $('show-other').addEventListener('click', () => {
