@@ -50,7 +50,7 @@ def ceiling(paths: RunPaths, config: LoopConfig) -> tuple[float | None, str | No
     from codreamer.train.oracle import oracle
 
     if config.policy != "embedded" or config.judge != "rubric":
-        return None, "the oracle searches the embedded policy's choices as the rubric judge scores them"
+        return None, "the oracle searches the embedded policy's choices, scored by the rubric"
     store = GraphStore(parse_graph(read_json(paths.graph)))
     try:
         best = oracle(

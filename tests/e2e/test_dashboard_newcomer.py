@@ -194,7 +194,7 @@ def test_every_prospect_of_a_run_has_its_email_and_the_ceiling_is_drawn(
     assert f"cited in {first}'s email" in tab.locator("#graph-for").inner_text()
     second = prospects[1]["name"]
     tabs.nth(1).click()
-    tab.wait_for_selector(f"#prospect-note:has-text(\"showing {second}'s email\")")
+    tab.wait_for_selector(f'#prospect-note:has-text("showing {second}\'s email")')
     assert second.split()[0] in tab.locator("#email-body").inner_text()
     assert f"cited in {second}'s email" in tab.locator("#graph-for").inner_text()
 
