@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
-from api_support import ApiServer
+from api_support import REPO, ApiServer
 from dashboard_support import DESKTOP, click_generate, launch_browser, screens
 
 from web.app import create_app
@@ -208,3 +208,69 @@ def test_every_prospect_of_a_run_has_its_email_and_the_ceiling_is_drawn(
     cell = tab.locator(".reward-table tbody tr:last-child td:last-child").inner_text()
     assert cell == f"{oracle['oracle_reward']:.3f}"
     screens(tab, "prospects-and-oracle")
+
+
+# Every edge sampled along its length: no point inside a node other than its own two
+# (boxes shrunk by 2 px, so an arrow touching its target's border is fine).
+_EDGES_THROUGH_NODES_JS = """() => {
+  const boxes = [...document.querySelectorAll('svg.graph-svg g.node')].map((g) => {
+    const r = g.querySelector('rect.box').getBoundingClientRect();
+    return { id: g.dataset.nodeId, l: r.left + 2, r: r.right - 2, t: r.top + 2, b: r.bottom - 2 };
+  });
+  const svgEl = document.querySelector('svg.graph-svg');
+  const m = svgEl.getScreenCTM();
+  const hits = [];
+  for (const p of document.querySelectorAll('svg.graph-svg path.edge')) {
+    const [src, dst] = p.querySelector('title').textContent.split(/ —.*?→ /);
+    const len = p.getTotalLength();
+    for (let s = 0; s <= len; s += 3) {
+      const q = p.getPointAtLength(s).matrixTransform(m);
+      const inside = boxes.find((b) => b.id !== src && b.id !== dst
+        && q.x > b.l && q.x < b.r && q.y > b.t && q.y < b.b);
+      if (inside) { hits.push(`${src} -> ${dst} crosses ${inside.id}`); break; }
+    }
+  }
+  return hits;
+}"""
+
+
+def test_the_graph_reads_on_a_phone_from_the_moment_a_run_starts(
+    tab: Any, site: tuple[str, ApiServer]
+) -> None:
+    url, _ = site
+    open_page(tab, url)
+    graph = json.loads((REPO / "examples" / "graph-16-nodes.json").read_text())
+    nodes = graph if isinstance(graph, list) else graph.get("graph") or graph["nodes"]
+    # Big groups: the run is still dreaming when the page is looked at.
+    body = {"iterations": 2, "depth": 8, "group_size": 128, "graph": nodes}
+    r = httpx.post(f"{url}/api/generate", json=body, timeout=10)
+    assert r.status_code == 202, r.text
+    run_id = r.json()["run_id"]
+    tab.wait_for_selector(f"#run-status:has-text('{run_id}')")
+    tab.locator("#dreaming").wait_for(state="visible")
+    tab.wait_for_selector("svg.graph-svg g.node >> nth=15")  # drawn before any email
+    assert tab.locator("#dreaming").is_visible()
+    screens(tab, "dreaming-with-graph", expect_nodes=16)
+
+    for width, height in ((390, 844), (1280, 900)):
+        tab.set_viewport_size({"width": width, "height": height})
+        tab.wait_for_timeout(400)  # the page re-lays out 150 ms after a resize
+        labels = tab.eval_on_selector_all(
+            "svg.graph-svg g.node",
+            "gs => gs.map(g => [...g.querySelectorAll('text.node-label')]"
+            ".map(t => t.textContent).join(' '))",
+        )
+        cut = [label for label in labels if "…" in label]
+        assert not cut, f"labels cut at {width}px: {cut}"
+        if width == 390:
+            hits = tab.evaluate(_EDGES_THROUGH_NODES_JS)
+            assert not hits, f"edges behind nodes at 390px: {hits}"
+    # A tap shows the node's full name and its text.
+    tab.set_viewport_size({"width": 390, "height": 844})
+    tab.wait_for_timeout(400)
+    target = next(n for n in nodes if n.get("content"))
+    tab.locator(f"svg.graph-svg g.node[data-node-id='{target['id']}']").click()
+    detail = tab.locator("#node-detail")
+    detail.wait_for(state="visible")
+    assert target["id"] in detail.inner_text() and target["content"][:40] in detail.inner_text()
+    screens(tab, "node-tapped", expect_nodes=16)

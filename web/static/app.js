@@ -3,7 +3,7 @@
 import { chartPoints, renderChart, renderRewardTable } from './chart.js';
 import { el, nodeAnchor } from './dom.js';
 import { initForm, readForm, setPresets } from './form.js';
-import { renderGraph } from './graph.js';
+import { renderGraph, showNodeDetail } from './graph.js';
 import { runNote } from './status.js';
 
 const POLL_STATE_MS = 2000;
@@ -658,6 +658,14 @@ function start() {
   $('email-citations').addEventListener('click', onCitationClick);
   $('run-list').addEventListener('click', onRunListClick);
   $('prospect-tabs').addEventListener('click', onProspectClick);
+  const onNode = (event) => {
+    const node = event.target.closest('[data-node-id]');
+    if (!node) return;
+    const data = $('graph-view').nodeData;
+    showNodeDetail($('node-detail'), data && data.get(node.dataset.nodeId));
+  };
+  $('graph-view').addEventListener('click', onNode);
+  $('graph-view').addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); onNode(e); } });
   $('resume-run').addEventListener('click', () => onRunAction('resume'));
   $('cancel-run').addEventListener('click', () => onRunAction('cancel'));
   $('show-other').addEventListener('click', () => {
