@@ -22,7 +22,7 @@ from web.context import WebContext, get_context, read_capped_body
 from web.guard import check_run_id, check_write
 from web.limits import form_limits
 from web.mock import mock_data
-from web.models import GenerateRequest
+from web.models import GenerateRequest, RatingRequest
 from web.session import require_session
 
 router = APIRouter()
@@ -116,6 +116,23 @@ async def generate(request: Request) -> JSONResponse:
     if answer.ok and isinstance(answer.data, dict) and isinstance(answer.data.get("run_id"), str):
         ctx.store.set_active_run(answer.data["run_id"])
     return _pass_through(answer)
+
+
+@protected.post("/api/feedback")
+async def feedback(request: Request) -> JSONResponse:
+    """A rating of an email shown here, recorded by the backend for its agent."""
+    ctx = get_context(request)
+    check_write(request, ctx.settings)
+    body = await read_capped_body(request, 8192)
+    try:
+        rating = RatingRequest.model_validate_json(body)
+    except ValidationError as exc:
+        return _validation_errors(exc)
+    event = {"type": "human_preference", **rating.model_dump(exclude_none=True)}
+    try:
+        return _pass_through(await ctx.backend.feedback(event))
+    except BackendUnavailable as exc:
+        return _unavailable(exc)
 
 
 async def _run_action(request: Request, run_id: str, action: str) -> JSONResponse:

@@ -96,6 +96,9 @@ class BackendClient:
     async def run(self, run_id: str) -> BackendAnswer:
         return await self.request("GET", f"/runs/{quote(run_id, safe='')}")
 
+    async def feedback(self, body: dict[str, Any]) -> BackendAnswer:
+        return await self.request("POST", "/feedback", json=body)
+
     async def runs(self, limit: int) -> BackendAnswer:
         return await self.request("GET", f"/runs?limit={int(limit)}")
 

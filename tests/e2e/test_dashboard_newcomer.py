@@ -18,6 +18,7 @@ import pytest
 from api_support import REPO, ApiServer
 from dashboard_support import DESKTOP, click_generate, launch_browser, screens
 
+from codreamer.store.feedback import feedback_file
 from web.app import create_app
 from web.config import WebSettings
 from web.testing import free_port, serve_in_thread
@@ -208,6 +209,27 @@ def test_every_prospect_of_a_run_has_its_email_and_the_ceiling_is_drawn(
     cell = tab.locator(".reward-table tbody tr:last-child td:last-child").inner_text()
     assert cell == f"{oracle['oracle_reward']:.3f}"
     screens(tab, "prospects-and-oracle")
+
+    # Copy, Export and Rate under the email shown (the second prospect's).
+    tab.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    tab.click("#copy-email")
+    tab.wait_for_selector("#tool-status:has-text('Copied')")
+    copied = tab.evaluate("navigator.clipboard.readText()")
+    subject = tab.locator("#email-subject").inner_text()
+    assert copied.startswith(f"Subject: {subject}")
+    with tab.expect_download() as download:
+        tab.click("#export-email")
+    exported = json.loads(Path(download.value.path()).read_text())
+    assert exported["subject"] == subject and exported["run_id"] == run_id
+    assert exported["email_key"].startswith("sha256:")
+    tab.click(".rate-thumb[data-value='1']")
+    tab.fill("#rate-note", "Names the audit; good.")
+    tab.click("#rate-send")
+    tab.wait_for_selector("#rate-status:has-text('rating recorded')")
+    rows = [json.loads(line) for line in feedback_file(api.results, None).read_text().splitlines()]
+    assert rows[-1]["email_key"] == exported["email_key"] and rows[-1]["value"] == 1.0
+    assert rows[-1]["note"] == "Names the audit; good." and rows[-1]["run_id"] == run_id
+    screens(tab, "rated")
 
 
 # Every edge sampled along its length: no point inside a node other than its own two

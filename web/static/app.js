@@ -3,6 +3,7 @@
 import { chartPoints, renderChart, renderRewardTable } from './chart.js';
 import { el, nodeAnchor } from './dom.js';
 import { initForm, readForm, setPresets } from './form.js';
+import { initEmailTools, setShownEmail } from './email_tools.js';
 import { renderGraph, showNodeDetail } from './graph.js';
 import { runNote } from './status.js';
 
@@ -287,6 +288,7 @@ function render() {
     renderRewardTable($('reward-table'), points);
   }
   $('dreaming').hidden = !dreaming;
+  setShownEmail(shown.latest, v.mock ? null : runFor(shown.latest ? shown.latest.run_id : null), v.mock);
   renderRun(v);
   renderOtherRun();
 
@@ -658,6 +660,7 @@ function start() {
   $('email-citations').addEventListener('click', onCitationClick);
   $('run-list').addEventListener('click', onRunListClick);
   $('prospect-tabs').addEventListener('click', onProspectClick);
+  initEmailTools(postJson, describeError);
   const onNode = (event) => {
     const node = event.target.closest('[data-node-id]');
     if (!node) return;
