@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import ValidationError
 from sse_starlette import EventSourceResponse
@@ -22,7 +22,7 @@ from web.context import WebContext, get_context, read_capped_body
 from web.guard import check_run_id, check_write
 from web.limits import form_limits
 from web.mock import mock_data
-from web.models import GenerateRequest
+from web.models import GenerateRequest, RatingRequest
 from web.session import require_session
 
 router = APIRouter()
@@ -119,6 +119,23 @@ async def generate(request: Request) -> JSONResponse:
     return _pass_through(answer)
 
 
+@protected.post("/api/feedback")
+async def feedback(request: Request) -> JSONResponse:
+    """A rating of an email shown here, recorded by the backend for its agent."""
+    ctx = get_context(request)
+    check_write(request, ctx.settings)
+    body = await read_capped_body(request, 8192)
+    try:
+        rating = RatingRequest.model_validate_json(body)
+    except ValidationError as exc:
+        return _validation_errors(exc)
+    event = {"type": "human_preference", **rating.model_dump(exclude_none=True)}
+    try:
+        return _pass_through(await ctx.backend.feedback(event))
+    except BackendUnavailable as exc:
+        return _unavailable(exc)
+
+
 async def _run_action(request: Request, run_id: str, action: str) -> JSONResponse:
     ctx: WebContext = get_context(request)
     check_write(request, ctx.settings)
@@ -152,11 +169,29 @@ async def run_status(request: Request, run_id: str) -> JSONResponse:
         return _unavailable(exc)
 
 
+@protected.get("/api/runs")
+async def runs(request: Request, limit: Annotated[int, Query(ge=1, le=50)] = 10) -> JSONResponse:
+    """The newest runs (prospects, agent, status, final reward, date), for the list."""
+    try:
+        return _pass_through(await get_context(request).backend.runs(limit))
+    except BackendUnavailable as exc:
+        return _unavailable(exc)
+
+
 @protected.get("/api/graph/{run_id}")
 async def run_graph(request: Request, run_id: str) -> JSONResponse:
     check_run_id(run_id)
     try:
         return _pass_through(await get_context(request).backend.graph(run_id))
+    except BackendUnavailable as exc:
+        return _unavailable(exc)
+
+
+@protected.get("/api/oracle/{run_id}")
+async def run_oracle(request: Request, run_id: str) -> JSONResponse:
+    check_run_id(run_id)
+    try:
+        return _pass_through(await get_context(request).backend.oracle(run_id))
     except BackendUnavailable as exc:
         return _unavailable(exc)
 

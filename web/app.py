@@ -7,8 +7,11 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
+from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from web import api, page, receiver, session
@@ -60,6 +63,24 @@ class SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
+# The backend's paths: sent here, they were meant for the API's port.
+BACKEND_PATHS = ("/learn-loop", "/runs", "/scenarios", "/agents", "/feedback", "/docs")
+
+
+def not_found_body(method: str, path: str, api_url: str) -> dict[str, Any]:
+    """A 404 that says which server this is, since the usual cause is a request meant
+    for the backend sent to the dashboard's port."""
+    shown = f"{method} {path}"[:200]
+    if path.startswith(BACKEND_PATHS):
+        hint = (
+            f"this is the dashboard, not the API: send {method} {path[:100]} to the "
+            f"backend at {api_url} (the dashboard starts runs with its own form)"
+        )
+    else:
+        hint = f"no such page on the dashboard; open / (the API is at {api_url}, see /docs)"
+    return {"detail": f"not found: {shown}", "problems": [{"where": shown, "message": hint}]}
+
+
 def create_app(settings: WebSettings | None = None) -> FastAPI:
     ctx = WebContext.build(settings or WebSettings())
 
@@ -75,6 +96,15 @@ def create_app(settings: WebSettings | None = None) -> FastAPI:
     app.include_router(api.router)
     app.include_router(page.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        if exc.status_code == 404 and exc.detail == "Not Found":
+            body = not_found_body(request.method, request.url.path, ctx.backend.base_url)
+            return JSONResponse(body, status_code=404)
+        return await http_exception_handler(request, exc)
+
+    app.add_exception_handler(HTTPException, not_found)
     app.add_middleware(SecurityHeaders)
     # Outermost: a foreign Host or an oversized head is refused before anything else.
     app.add_middleware(HostGuard, limits=edge_limits(ctx.settings))

@@ -20,6 +20,9 @@ _HEALTH_TIMEOUT_S = 1.5
 _HEALTH_CACHE_S = 2.0
 
 
+_ORACLE_TIMEOUT_S = 60.0
+
+
 class BackendUnavailable(Exception):
     """The backend could not be reached or answered something that is not JSON."""
 
@@ -54,8 +57,18 @@ class BackendClient:
             kwargs["timeout"] = timeout_s
         try:
             resp = await self._client.request(method, path, **kwargs)
+        except httpx.TimeoutException as exc:
+            raise BackendUnavailable(
+                f"The backend at {self.base_url} did not answer in time. It may be busy; "
+                "try again in a moment."
+            ) from exc
         except httpx.HTTPError as exc:
-            raise BackendUnavailable(f"backend at {self.base_url} unreachable: {exc!r}") from exc
+            # Plain words, not the client library's exception name (ConnectError…).
+            raise BackendUnavailable(
+                f"The backend at {self.base_url} cannot be reached. Start it with "
+                "`uv run codreamer api` (or both servers with `uv run codreamer serve`), "
+                "or point CODREAMER_API_URL at it."
+            ) from exc
         try:
             data = resp.json()
         except ValueError as exc:
@@ -82,6 +95,18 @@ class BackendClient:
     # Run ids are validated by the routes (web/guard.py); quoting is the second lock.
     async def run(self, run_id: str) -> BackendAnswer:
         return await self.request("GET", f"/runs/{quote(run_id, safe='')}")
+
+    async def feedback(self, body: dict[str, Any]) -> BackendAnswer:
+        return await self.request("POST", "/feedback", json=body)
+
+    async def runs(self, limit: int) -> BackendAnswer:
+        return await self.request("GET", f"/runs?limit={int(limit)}")
+
+    async def oracle(self, run_id: str) -> BackendAnswer:
+        # An exhaustive search on the backend's first call for a run: give it time.
+        return await self.request(
+            "GET", f"/runs/{quote(run_id, safe='')}/oracle", timeout_s=_ORACLE_TIMEOUT_S
+        )
 
     async def graph(self, run_id: str) -> BackendAnswer:
         return await self.request("GET", f"/runs/{quote(run_id, safe='')}/graph")

@@ -157,3 +157,20 @@ class GenerateRequest(BaseModel):
     graph: list[dict[str, object]] | None = None
     scenario: Annotated[str, Field(min_length=1, max_length=100)] | ScenarioIn | None = None
     sender: SenderIn | None = None
+
+
+RUN_ID_PATTERN = r"^(run|api)-[0-9]{8}-[0-9]{6}-[0-9a-f]{6}$"
+
+
+class RatingRequest(BaseModel):
+    """A rating from the page, passed on to the backend's `POST /feedback` as a human
+    preference: the email named by its `email_key` (from `GET /runs/{id}`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    run_id: str | None = Field(
+        None, max_length=64, pattern=r"^(run|api)-[0-9]{8}-[0-9]{6}-[0-9a-f]{6}$"
+    )
+    email_key: str = Field(pattern=r"^sha256:[0-9a-f]{32}$")
+    value: float = Field(ge=0.0, le=1.0, allow_inf_nan=False)
+    note: str | None = Field(None, max_length=2000)

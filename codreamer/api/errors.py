@@ -13,9 +13,11 @@ import difflib
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from codreamer.api.body import model_of
 from codreamer.errors import (
@@ -170,6 +172,17 @@ def _suggest(request: Request, loc: list[Any]) -> str:
     return f"; known fields: {', '.join(model.model_fields)}"
 
 
+def _sent_instead(e: Any, loc: list[Any]) -> str:
+    """For a missing field: the key the caller sent that looks like it (`nmae`)."""
+    sent = e.get("input")
+    if not loc or not isinstance(sent, dict):
+        return ""
+    want = str(loc[-1])
+    keys = [str(k) for k in list(sent)[:200]]  # a hostile object is not searched whole
+    close = difflib.get_close_matches(want, keys, n=1, cutoff=0.6)
+    return f"; you sent {clip(repr(close[0]), 80)}: did you mean `{want}`?" if close else ""
+
+
 def _problem(request: Request, e: Any) -> dict[str, str]:
     raw_loc = list(e.get("loc", ()))
     if e.get("type") == "json_invalid":  # FastAPI's own parser (not reached normally)
@@ -180,6 +193,8 @@ def _problem(request: Request, e: Any) -> dict[str, str]:
     message = str(e.get("msg", "invalid"))
     if e.get("type") == "extra_forbidden" and loc and loc[0] == "body":
         message = f"unknown field {clip(repr(loc[-1]), 80)}{_suggest(request, raw_loc)}"
+    elif e.get("type") == "missing":
+        message = f"{message}{_sent_instead(e, loc)}"
     return {"where": ".".join(loc) or "body", "message": message}
 
 
@@ -195,7 +210,29 @@ def _relevant(errors: list[Any]) -> list[Any]:
     return kept or errors
 
 
+def not_found_body(method: str, path: str) -> dict[str, Any]:
+    """A 404 for a path no route serves: what this server is and where to look, since
+    the usual cause is the right request sent to the dashboard's port or the reverse."""
+    where = clip(f"{method} {path}", MAX_WHERE_CHARS)
+    message = (
+        "no such endpoint on the CoDreamer API. The endpoints are listed at /docs "
+        "(e.g. POST /learn-loop, GET /runs); the dashboard is a separate server "
+        "(port 3000 by default, started by `uv run codreamer serve`)"
+    )
+    return error_body(f"not found: {where}", [{"where": where, "message": message}])
+
+
 def install_error_handlers(app: FastAPI) -> None:
+    async def http_error(request: Request, exc: Exception) -> Any:
+        assert isinstance(exc, StarletteHTTPException)
+        # Only the router's own "no route" 404 gets the hint; a route's 404 says more.
+        if exc.status_code == 404 and exc.detail == "Not Found":
+            body = not_found_body(request.method, request.url.path)
+            return JSONResponse(body, status_code=404)
+        return await http_exception_handler(request, exc)
+
+    app.add_exception_handler(StarletteHTTPException, http_error)
+
     async def typed(request: Request, exc: Exception) -> JSONResponse:
         for cls, status in ERROR_STATUS:
             if isinstance(exc, cls):

@@ -33,7 +33,7 @@ from codreamer.api.stream import SlotStream, StreamSlots, event_stream, parse_la
 from codreamer.config import Settings
 from codreamer.errors import BrokerUnavailableError, StorageError
 from codreamer.judge.feedback import FeedbackPost
-from codreamer.loop.scenarios import describe
+from codreamer.loop.scenarios import describe, notes
 from codreamer.runs.executors import Executor
 from codreamer.store.feedback import append_feedback
 from codreamer.store.status import RunStatus as RunStatusName
@@ -111,6 +111,7 @@ def learn_loop(request: Request, body: LearnLoopRequest | None = None) -> RunAcc
         disk_estimate_mb=round(estimate / 1_000_000, 1),
         agent=config.agent,
         agent_version=config.agent_version,
+        notes=notes(config.scenarios, app.state.catalog.scenarios()),
         **_urls(request, paths.run_id),
     )
 
@@ -171,6 +172,16 @@ def run_events(
 def run_graph(run_id: str, request: Request) -> RunGraph:
     """The run's own graph with its current node scores."""
     return RunGraph.model_validate(service.run_graph(_manager(request).paths(run_id)))
+
+
+@router.get("/runs/{run_id}/oracle", responses=ERRORS, summary="The run's ceiling, when cheap")
+def run_oracle(run_id: str, request: Request) -> dict[str, Any]:
+    """The oracle's reward (the best the judge can give on this graph by exhaustive
+    search) for each training prospect, and their mean; null with the reason when the
+    search would pass its cap (codreamer/api/oracle.py)."""
+    from codreamer.api.oracle import run_oracle as compute
+
+    return compute(_manager(request).paths(run_id))
 
 
 @router.post(

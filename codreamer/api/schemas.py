@@ -118,6 +118,11 @@ class RunAccepted(BaseModel):
     agent_version: int | None = Field(
         None, description="The version it starts from (null: a new agent)."
     )
+    notes: list[str] = Field(
+        default_factory=list,
+        description="What the caller should know about the run as planned, in words "
+        "(e.g. a held-out sample prospect picked alone is trained on).",
+    )
 
 
 class RunSummary(BaseModel):

@@ -94,6 +94,25 @@ def _unknown_keys(
     return out
 
 
+# Above this many nodes a name with no case-insensitive match gets no fuzzy guess:
+# difflib over a hostile graph's every edge would cost more than the check itself.
+FUZZY_NODE_LIMIT = 500
+
+
+def node_index(ids: Collection[str]) -> dict[str, str]:
+    """Case- and space-folded name -> id, so "Customer job" finds "Customer Job"."""
+    return {" ".join(i.split()).casefold(): i for i in ids}
+
+
+def near_node(name: str, index: dict[str, str]) -> str:
+    """ "; did you mean `X`?" for a node name that nearly matches one in the graph."""
+    hit = index.get(" ".join(name.split()).casefold())
+    if hit is None and len(index) <= FUZZY_NODE_LIMIT:
+        close = difflib.get_close_matches(name.casefold(), list(index), n=1, cutoff=0.75)
+        hit = index[close[0]] if close else None
+    return f"; did you mean {quote(hit)}?" if hit is not None and hit != name else ""
+
+
 # An edge as checked, before any model is built: (target, relationship, rationale).
 # Models are built only for a graph without problems, so a hostile graph of 100,000
 # bad edges costs tuples, not 100,000 pydantic objects.
@@ -260,18 +279,21 @@ def parse_graph(data: Any, *, max_nodes: int | None = None) -> list[Node]:
         nodes[node.id] = node
         order.append(node.id)
 
+    index = node_index(nodes)
     for node in nodes.values():
         for j, (target, _, _) in enumerate(node.edges):
-            if target not in nodes:
+            if target not in nodes and problems.full:
+                problems.count()
+            elif target not in nodes:
                 problems.add(
                     f"edge #{j} of node {quote(node.id)}",
-                    f"points to unknown node {quote(target)}",
+                    f"points to unknown node {quote(target)}{near_node(target, index)}",
                 )
 
     has_cj = CUSTOMER_JOB in nodes
     has_pf = any(is_product_feature(n) for n in nodes)
     if not has_cj:
-        problems.add("graph", f"no {CUSTOMER_JOB!r} node")
+        problems.add("graph", f"no {CUSTOMER_JOB!r} node{near_node(CUSTOMER_JOB, index)}")
     if not has_pf:
         problems.add("graph", f"no node whose id contains {PRODUCT_FEATURE!r}")
     if has_cj and has_pf and not _has_path_to_feature(nodes):
@@ -300,7 +322,8 @@ def check_seed_nodes(node_ids: Collection[str], scenario: Scenario) -> None:
     (a rollout would otherwise start from `Customer Job` without a word)."""
     missing = [s for s in scenario.seed_nodes if s not in node_ids]
     if missing:
-        names = ", ".join(quote(m) for m in missing[:5])
+        index = node_index(node_ids)
+        names = ", ".join(f"{quote(m)}{near_node(m, index)}" for m in missing[:5])
         more = f" (and {len(missing) - 5} more)" if len(missing) > 5 else ""
         raise ScenarioError(
             f"seed node {names}{more} of scenario {quote(scenario.id)} is not in the graph"

@@ -4,6 +4,9 @@ for the CLI and the API alike.
 * Scenarios given (ids, files, objects): those not marked `held_out` are trained
   on, the marked ones are held out. On the default graph, the sample held-out
   prospects are evaluated too when none of the given ones is held out.
+* One scenario given, and it is held out (a sample prospect picked alone): the run
+  trains on it; `notes` says so, since its reward then measures no generalisation.
+* Several given, all held out: refused, saying what to do instead.
 * None given, default graph: the sample scenarios, split by their `held_out` flag.
 * None given, the request's own graph: a neutral reader ("Hi there,"), never a
   sample prospect written for another business; nothing is held out.
@@ -35,8 +38,16 @@ def plan_scenarios(
     if given:
         train = [s for s in given if not s.held_out]
         held = [s for s in given if s.held_out]
+        if not train and len(given) == 1:
+            return [given[0].model_copy(update={"held_out": False})], []
         if not train:
-            raise ScenarioError("scenarios: every scenario given is held out; nothing to train on")
+            names = ", ".join(repr(s.id) for s in given[:5])
+            raise ScenarioError(
+                f"scenarios: every scenario given ({names}) is a held-out prospect, kept "
+                "aside to test what was learned, so there is nothing to train on. Send one "
+                "of them alone to train on it, or add a prospect that is not held out "
+                "(GET /scenarios marks which are)"
+            )
         if not held and not own_graph:
             held = [s for s in samples if s.held_out and s.id not in ids]
         return train, held
@@ -45,6 +56,18 @@ def plan_scenarios(
     train = [s for s in samples if not s.held_out]
     held = [s for s in samples if s.held_out]
     return (train or [NEUTRAL_READER]), held
+
+
+def notes(train: list[Scenario], samples: list[Scenario]) -> list[str]:
+    """What a caller should know about the plan: a held-out sample trained on."""
+    held = {s.id for s in samples if s.held_out}
+    return [
+        f"{s.id!r} is a held-out sample prospect; picked alone, the run trains on it, "
+        "so its reward shows what was learned for it, not how well that carries over "
+        "to a new prospect"
+        for s in train
+        if s.id in held
+    ]
 
 
 def describe(scenarios: list[Scenario]) -> list[dict[str, str | None]]:

@@ -49,3 +49,42 @@ def test_a_trainer_the_policy_cannot_use_is_named_with_what_is_allowed(tmp_path:
         "trainer prompt cannot train policy embedded; allowed with policy embedded: grpo, none"
     )
     assert not list(tmp_path.iterdir())
+
+
+def test_a_prospect_key_typo_is_named_with_the_field_it_meant(tmp_path: Path) -> None:
+    body = b'{"scenario":{"prospect":{"nmae":"Kim"},"goal":"Book a call"}}'
+    [p] = _problems(_client(tmp_path), body)
+    assert p["where"] == "body.scenario.prospect.name"
+    assert p["message"] == "Field required; you sent 'nmae': did you mean `name`?"
+
+
+def test_node_names_that_differ_only_in_case_get_a_did_you_mean(tmp_path: Path) -> None:
+    graph = [
+        {"id": "Customer job", "content": "x", "edges": [{"target": "Pour loss"}]},
+        {"id": "Pour Loss", "content": "y"},
+        {"id": "Product Feature: Alerts", "content": "z"},
+    ]
+    import json
+
+    problems = _problems(_client(tmp_path), json.dumps({"graph": graph}).encode())
+    messages = [p["message"] for p in problems]
+    assert "points to unknown node 'Pour loss'; did you mean 'Pour Loss'?" in messages
+    assert "no 'Customer Job' node; did you mean 'Customer job'?" in messages
+
+
+def test_a_path_no_route_serves_says_which_server_this_is(tmp_path: Path) -> None:
+    r = _client(tmp_path).get("/")
+    assert r.status_code == 404
+    [p] = r.json()["problems"]
+    assert p["where"] == "GET /"
+    assert "/docs" in p["message"] and "dashboard" in p["message"] and "3000" in p["message"]
+    # A route's own 404 keeps its words.
+    r = _client(tmp_path).get("/runs/api-20260101-000000-abcdef")
+    assert r.status_code == 404 and "not found: GET" not in r.text
+
+
+def test_several_held_out_prospects_say_what_to_do(tmp_path: Path) -> None:
+    body = b'{"scenarios":["polar-pharma-compliance","medroute-pilot"]}'
+    [p] = _problems(_client(tmp_path), body)
+    assert "nothing to train on" in p["message"] and "alone" in p["message"]
+    assert "nothing to train on" not in p["where"]

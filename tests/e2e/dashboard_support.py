@@ -191,6 +191,11 @@ class ScriptedBackend:
             self.set(run_id, status=status)
             return JSONResponse({"run_id": run_id, "status": status}, status_code=202)
 
+        @app.get("/runs")
+        def runs() -> dict[str, Any]:
+            listed = [{**r, "prospects": []} for r in reversed(self.runs.values())]
+            return {"runs": listed, "total": len(listed), "next_offset": None}
+
         @app.get("/scenarios")
         def scenarios() -> dict[str, Any]:
             return {"scenarios": [], "default": None}

@@ -11,7 +11,7 @@ import pytest
 
 from codreamer.errors import ScenarioError
 from codreamer.loaders import load_scenarios
-from codreamer.loop.scenarios import NEUTRAL_READER, plan_scenarios
+from codreamer.loop.scenarios import NEUTRAL_READER, notes, plan_scenarios
 from codreamer.models import Prospect, Scenario
 
 
@@ -32,8 +32,13 @@ def test_own_graph_without_scenario_writes_to_a_neutral_reader(repo_root: Path) 
     assert plan_scenarios([mine], samples, own_graph=True) == ([mine], [])
     train, held = plan_scenarios([mine], samples, own_graph=False)
     assert train == [mine] and held and all(s.held_out for s in held)
-    with pytest.raises(ScenarioError, match="nothing to train on"):
-        plan_scenarios([mine.model_copy(update={"held_out": True})], samples, own_graph=True)
+    held_mine = mine.model_copy(update={"held_out": True})
+    # Alone, a held-out prospect is trained on (and nothing else held out).
+    train, held = plan_scenarios([held_mine], samples, own_graph=True)
+    assert [s.id for s in train] == ["mine"] and not train[0].held_out and held == []
+    other = held_mine.model_copy(update={"id": "other"})
+    with pytest.raises(ScenarioError, match="nothing to train on.*alone.*not held out"):
+        plan_scenarios([held_mine, other], samples, own_graph=True)
     with pytest.raises(ScenarioError, match="duplicate"):
         plan_scenarios([mine, mine], samples, own_graph=True)
 
@@ -86,3 +91,14 @@ def test_cli_trains_on_several_scenarios_and_says_who(tmp_path: Path, repo_root:
     out = json.loads(done.stdout.strip().splitlines()[-1])
     assert [p["scenario_id"] for p in out["prospects"]] == ["neutral-reader"]
     assert out["final_email"]["body"].startswith("Hello,")
+
+
+def test_a_held_out_sample_alone_trains_on_itself_and_says_so(repo_root: Path) -> None:
+    samples = load_scenarios(repo_root / "data" / "scenarios.json")
+    sample = next(s for s in samples if s.held_out)
+    train, held = plan_scenarios([sample], samples, own_graph=False)
+    assert [s.id for s in train] == [sample.id] and held == []
+    said = notes(train, samples)
+    assert len(said) == 1 and sample.id in said[0] and "trains on it" in said[0]
+    ordinary = next(s for s in samples if not s.held_out)
+    assert notes([ordinary], samples) == []

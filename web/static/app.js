@@ -3,7 +3,8 @@
 import { chartPoints, renderChart, renderRewardTable } from './chart.js';
 import { el, nodeAnchor } from './dom.js';
 import { initForm, readForm, setPresets } from './form.js';
-import { renderGraph } from './graph.js';
+import { initEmailTools, setShownEmail } from './email_tools.js';
+import { renderGraph, showNodeDetail } from './graph.js';
 import { runNote } from './status.js';
 
 const POLL_STATE_MS = 2000;
@@ -27,6 +28,13 @@ const ui = {
   pollTimer: null,
   renderedKey: null, // what the email/graph/chart were last drawn from
   followLatest: false, // the user chose to look at another run's newer result
+  notes: new Map(), // run_id -> what the backend said about the run as planned
+  adopted: null, // the newest run the backend lists, followed when nothing else is
+  opened: null, // a past run the user clicked in the list
+  watching: null, // the run whose status is being polled
+  runs: [], // GET /runs: the newest runs
+  oracles: new Map(), // run_id -> the run's ceiling (null: not known)
+  chosenProspect: null, // whose email is shown, for a run with several prospects
 };
 
 async function getJson(url, options) {
@@ -48,14 +56,24 @@ function postJson(url, body) {
 
 // ---- what the page shows -----------------------------------------------------
 
+// The run whose status the page shows: the one started here, else (after a restart of
+// the dashboard, which forgets it) the run of the newest result, else the newest run
+// the backend lists, so an interrupted run is never left without its Resume button.
 function followedRunId() {
-  return ui.followLatest ? null : ui.state.active_run_id;
+  if (ui.followLatest) return null;
+  return ui.opened || ui.state.active_run_id || (ui.state.latest && ui.state.latest.run_id) || ui.adopted || null;
 }
 
 function view() {
   const real = ui.state;
   const follow = followedRunId();
-  if (follow) return { latest: real.active, history: real.active_history, mock: false, follow };
+  if (follow && follow === real.active_run_id) {
+    return { latest: real.active, history: real.active_history, mock: false, follow };
+  }
+  if (follow) {
+    const mine = real.latest && real.latest.run_id === follow;
+    return { latest: mine ? real.latest : null, history: mine ? real.history : [], mock: false, follow };
+  }
   const showMock = !real.latest && ui.backendReachable === false && ui.mock !== null;
   if (showMock) return { ...ui.mock.state, mock: true, follow: null };
   return { latest: real.latest, history: real.history, mock: false, follow: null };
@@ -105,17 +123,39 @@ function stageText(latest) {
   return `iteration ${latest.iteration ?? '–'}${of}`;
 }
 
-function graphFor(latest, isMock) {
-  if (!latest) return null;
+// The run's ceiling (GET /runs/{id}/oracle), fetched once per run: null when the
+// backend did not compute it (over its cap, another policy, an older backend).
+function oracleFor(runId, isMock) {
+  if (isMock || !runId) return null;
+  const cached = ui.oracles.get(runId);
+  if (cached !== undefined) return cached;
+  ui.oracles.set(runId, null);
+  getJson(`/api/oracle/${encodeURIComponent(runId)}`).then((r) => {
+    const value = r.ok && r.data && Number.isFinite(r.data.oracle_reward) ? r.data.oracle_reward : null;
+    ui.oracles.set(runId, value);
+    if (value !== null) render();
+  }).catch(() => {});
+  return null;
+}
+
+function withOracle(points, ceiling) {
+  if (!Number.isFinite(ceiling) || !points.length) return points;
+  return points.map((p) => ({ ...p, values: { ...p.values, oracle: ceiling } }));
+}
+
+// The graph of the run shown: fetched as soon as the run is known, so it is drawn
+// (every node at its starting score) before the first email arrives.
+function graphFor(runId, isMock) {
   if (isMock) return ui.mock && ui.mock.graph;
+  if (!runId) return null;
   // Edges never change during a run, and the webhook's scores win over the graph's:
   // one successful fetch per run is enough; a failed one is retried now and then.
-  const cached = ui.graphs.get(latest.run_id);
+  const cached = ui.graphs.get(runId);
   if (cached && (cached.graph || Date.now() - cached.at < GRAPH_RETRY_MS)) return cached.graph;
-  ui.graphs.set(latest.run_id, { graph: null, at: Date.now() });
-  getJson(`/api/graph/${encodeURIComponent(latest.run_id)}`).then((r) => {
+  ui.graphs.set(runId, { graph: null, at: Date.now() });
+  getJson(`/api/graph/${encodeURIComponent(runId)}`).then((r) => {
     const ok = r.ok && r.data && Array.isArray(r.data.nodes);
-    ui.graphs.set(latest.run_id, { graph: ok ? r.data : null, at: Date.now() });
+    ui.graphs.set(runId, { graph: ok ? r.data : null, at: Date.now() });
     if (ok) render();
   }).catch(() => {});
   return null;
@@ -139,6 +179,35 @@ function runFor(id) {
   return ui.run && ui.run.run_id === id ? ui.run : null;
 }
 
+// What the loop is doing, in a user's words (the backend's step names are internal).
+const STEP_WORDS = {
+  baseline: 'writing the untrained baseline email',
+  generate: 'writing a group of draft emails',
+  score: 'the judge is scoring the drafts',
+  grpo: 'learning from the scores',
+  prompt: 'learning from the scores',
+  none: 'comparing the drafts',
+  kg_weights: 'updating the graph\'s node scores',
+  email: 'writing this iteration\'s email',
+  evaluate: 'trying it on the held-out prospects',
+};
+
+// The one iteration counter: iterations finished, as the chart's last point and the
+// email's "iteration k of n" count them.
+export function iterationsDone(run) {
+  const rows = run && run.metrics && Array.isArray(run.metrics.iterations) ? run.metrics.iterations : [];
+  return rows.reduce((m, r) => (Number.isInteger(r.iteration) ? Math.max(m, r.iteration) : m), 0);
+}
+
+function statusLine(id, status, run, unreachable) {
+  const p = (run && run.progress) || {};
+  const parts = [`Run ${id}`, status];
+  if (p.iterations) parts.push(`${iterationsDone(run)} of ${p.iterations} iterations done`);
+  if (p.step && status === 'running') parts.push(`now ${STEP_WORDS[p.step] || 'working'}`);
+  if (unreachable) parts.push('backend unreachable: status may be out of date');
+  return parts.join(' · ');
+}
+
 function renderRun(v) {
   const id = v.follow;
   $('run-panel').hidden = !id;
@@ -146,14 +215,13 @@ function renderRun(v) {
   const run = runFor(id);
   const status = run ? run.status : 'starting';
   const p = (run && run.progress) || {};
-  const parts = [`Run ${id}`, status];
-  if (p.iterations) parts.push(`iteration ${p.iteration ?? 0}/${p.iterations}`);
-  if (p.step && ACTIVE.has(status)) parts.push(`step: ${p.step}`);
-  if (ui.runUnreachable) parts.push('backend unreachable: status may be out of date');
-  $('run-status').textContent = parts.join(' · ');
+  $('run-status').textContent = statusLine(id, status, run, ui.runUnreachable);
   let fraction = Number(p.fraction);
   if (!Number.isFinite(fraction) && p.iterations) fraction = (Number(p.iteration) || 0) / p.iterations;
   $('run-progress').value = status === 'succeeded' ? 1 : (Number.isFinite(fraction) ? fraction : 0);
+  const plan = (ui.notes && ui.notes.get(id)) || [];
+  $('run-plan').hidden = !plan.length;
+  $('run-plan').textContent = plan.map((n) => `Note: ${n}.`).join(' ');
   const note = runNote(run, v.latest, window.location.origin);
   $('run-note').hidden = !note;
   $('run-note').textContent = note ? note.text : '';
@@ -193,26 +261,34 @@ function render() {
   const status = run ? run.status : (v.follow ? 'starting' : null);
   const waiting = Boolean(v.follow && !v.latest && ACTIVE.has(status) && ui.backendReachable !== false);
   const latest = v.latest || backendEmail(v, run, status);
+  // The dreaming cartoon: from the moment a run starts until its first trained email
+  // (the untrained baseline comes within a second and is not what the user waits for).
+  const dreaming = Boolean(v.follow && ACTIVE.has(status) && ui.backendReachable !== false
+    && (!latest || latest.stage === 'baseline'));
 
   // Progress polls call render() every second: rebuild the email, graph and chart only
   // when what they show changed, so the page doesn't flicker or lose a hovered node.
-  const graph = graphFor(latest, v.mock);
+  const graph = graphFor(latest ? latest.run_id : v.follow, v.mock);
   const runForChart = !v.mock && ui.run && latest && ui.run.run_id === latest.run_id ? ui.run : null;
-  const points = chartPoints(runForChart, v.history);
+  const points = withOracle(chartPoints(runForChart, v.history), oracleFor(latest ? latest.run_id : v.follow, v.mock));
   const emptyText = v.follow && !latest
     ? (waiting ? ['Dreaming…', `No email yet for run ${v.follow}: the first arrives after the baseline.`]
       : ['No email from this run', `Run ${v.follow} has sent no email to this dashboard.`])
     : null;
   const key = JSON.stringify([v.mock, v.follow, latest, v.history, points, graph !== null,
     graph && graph.nodes.length, emptyText]);
-  if (key !== ui.renderedKey) {
-    ui.renderedKey = key;
-    renderEmail(latest, v.mock, emptyText);
-    renderGraph($('graph-view'), latest, graph);
+  const shown = prospectView(latest, v.follow, run);
+  const key2 = JSON.stringify([key, shown.key]);
+  if (key2 !== ui.renderedKey) {
+    ui.renderedKey = key2;
+    renderProspects(shown);
+    renderEmail(shown.latest, v.mock, shown.emptyText || emptyText);
+    renderGraph($('graph-view'), shown.latest, graph);
     renderChart($('chart-view'), points);
     renderRewardTable($('reward-table'), points);
   }
-  $('dreaming').hidden = !waiting;
+  $('dreaming').hidden = !dreaming;
+  setShownEmail(shown.latest, v.mock ? null : runFor(shown.latest ? shown.latest.run_id : null), v.mock);
   renderRun(v);
   renderOtherRun();
 
@@ -221,6 +297,71 @@ function render() {
     : ui.backendReachable ? 'backend: connected' : 'backend: unreachable';
   pill.classList.toggle('pill-ok', ui.backendReachable === true);
   pill.classList.toggle('pill-bad', ui.backendReachable === false);
+}
+
+// ---- several prospects ------------------------------------------------------
+
+// Who a run trains on, in order, from the run list (GET /runs names the training
+// prospects only; the Generate answer adds the held-out ones). Each {scenario_id, name}.
+function prospectsOf(runId) {
+  const listed = ui.runs.find((r) => r.run_id === runId);
+  return listed && Array.isArray(listed.prospects) ? listed.prospects : [];
+}
+
+function prospectName(p) {
+  return p.name && p.name !== 'there' ? p.name : (p.scenario_id || 'the reader');
+}
+
+// The email shown, for the prospect chosen: the webhook's is the first prospect's; the
+// others' best emails come with the final result (GET /runs/{id} per_prospect).
+function prospectView(latest, follow, run) {
+  const runId = latest ? latest.run_id : follow;
+  const training = prospectsOf(runId).filter((p, i, all) => all.findIndex((q) => q.scenario_id === p.scenario_id) === i);
+  const record = run && run.run_id === runId ? run.latest_email : null;
+  const per = record && Array.isArray(record.per_prospect) ? record.per_prospect : [];
+  const ids = per.length ? per.map((p) => p.scenario_id) : training.map((p) => p.scenario_id);
+  if (ids.length < 2) return { latest, tabs: [], key: null };
+  const names = new Map(training.map((p) => [p.scenario_id, prospectName(p)]));
+  const chosen = ids.includes(ui.chosenProspect) ? ui.chosenProspect : ids[0];
+  const tabs = ids.map((id) => ({ id, name: names.get(id) || id, chosen: id === chosen }));
+  const first = ids[0];
+  const pick = per.find((p) => p.scenario_id === chosen);
+  let shown = latest;
+  let emptyText = null;
+  if (chosen !== first || (pick && pick.email && latest && latest.stage === 'final')) {
+    if (pick && pick.email && latest) {
+      shown = { ...latest, email: pick.email, prospect: names.get(chosen) || chosen };
+    } else if (chosen !== first) {
+      shown = null;
+      emptyText = [`No email yet for ${names.get(chosen) || chosen}`,
+        'Each prospect\'s best email arrives with the run\'s final result; the live email is the first prospect\'s.'];
+    }
+  }
+  return { latest: shown, tabs, emptyText, chosenName: names.get(chosen) || chosen, count: ids.length, key: [chosen, ids, Boolean(pick)] };
+}
+
+function renderProspects(shown) {
+  const box = $('prospect-tabs');
+  box.hidden = !shown.tabs.length;
+  box.replaceChildren(...shown.tabs.map((t) => {
+    const b = el('button', { type: 'button', class: `prospect-tab${t.chosen ? ' chosen' : ''}`, 'data-scenario-id': t.id, 'aria-pressed': t.chosen ? 'true' : 'false' }, t.name);
+    return b;
+  }));
+  const note = $('prospect-note');
+  note.hidden = !shown.tabs.length;
+  note.textContent = shown.tabs.length ? `This run writes to ${shown.count} prospects; showing ${shown.chosenName}'s email.` : '';
+  const forText = $('graph-for');
+  forText.hidden = !shown.tabs.length;
+  forText.textContent = shown.tabs.length
+    ? `Colours: the node scores this run learned from all ${shown.count} prospects' emails. Gold outline: the nodes cited in ${shown.chosenName}'s email.`
+    : '';
+}
+
+function onProspectClick(event) {
+  const b = event.target.closest('button[data-scenario-id]');
+  if (!b) return;
+  ui.chosenProspect = b.dataset.scenarioId;
+  render();
 }
 
 // ---- live state -------------------------------------------------------------
@@ -235,9 +376,11 @@ function onState(next) {
   // A new run, or the final webhook of the followed one: refresh its status now
   // rather than at the next poll, so the page never shows "queued" beside a result.
   if (next.active_run_id && (next.active_run_id !== before.active_run_id || finished)) {
-    if (next.active_run_id !== before.active_run_id) ui.followLatest = false;
+    if (next.active_run_id !== before.active_run_id) { ui.followLatest = false; ui.opened = null; }
+    ui.watching = next.active_run_id;
     watchRun(next.active_run_id);
   }
+  watchFollowed();
   render();
 }
 
@@ -291,10 +434,59 @@ async function checkBackend() {
     ui.renderedKey = null;
     initForm(getJson);
     if (reachable) loadPresets();
-    if (reachable && ui.state.active_run_id) watchRun(ui.state.active_run_id);
+    if (reachable) loadRuns();
+    if (reachable && followedRunId()) { ui.watching = followedRunId(); watchRun(ui.watching); }
   }
   render();
   setTimeout(checkBackend, BACKEND_CHECK_MS);
+}
+
+async function loadRuns() {
+  try {
+    const r = await getJson('/api/runs?limit=10');
+    if (!r.ok || !r.data || !Array.isArray(r.data.runs)) return;
+    ui.runs = r.data.runs;
+    ui.adopted = ui.runs.length ? ui.runs[0].run_id : null;
+    renderRunList();
+    watchFollowed();
+    render();
+  } catch { /* the list is a convenience; the page works without it */ }
+}
+
+function prospectNames(run) {
+  const names = (run.prospects || []).map((p) => p.name || p.scenario_id).filter(Boolean);
+  if (!names.length) return 'the backend\'s default prospect';
+  return names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ');
+}
+
+function renderRunList() {
+  const list = $('run-list');
+  $('runs-panel').hidden = !ui.runs.length;
+  list.replaceChildren(...ui.runs.map((run) => {
+    const reward = Number.isFinite(run.final_reward) ? `reward ${run.final_reward.toFixed(2)}` : 'no reward yet';
+    const when = run.created_at ? new Date(run.created_at).toLocaleString() : '';
+    const button = el('button', { type: 'button', class: 'run-item', 'data-run-id': run.run_id });
+    button.append(
+      el('span', { class: 'run-who' }, prospectNames(run)),
+      el('span', { class: 'run-facts' }, [run.agent ? `agent ${run.agent}` : null, run.status, reward, when]
+        .filter(Boolean).join(' · ')),
+    );
+    const li = el('li');
+    li.append(button);
+    return li;
+  }));
+}
+
+function onRunListClick(event) {
+  const button = event.target.closest('button[data-run-id]');
+  if (!button) return;
+  ui.opened = button.dataset.runId;
+  ui.followLatest = false;
+  ui.run = null;
+  ui.renderedKey = null;
+  watchFollowed();
+  render();
+  $('run-panel').scrollIntoView({ block: 'nearest' });
 }
 
 async function loadPresets() {
@@ -306,16 +498,25 @@ async function loadPresets() {
   } catch { /* the form still works without presets */ }
 }
 
+// Start polling the followed run's status when it changes (a restart, a click).
+function watchFollowed() {
+  const id = followedRunId();
+  if (id && id !== ui.watching) { ui.watching = id; watchRun(id); }
+}
+
 function watchRun(runId) {
   clearTimeout(ui.runTimer);
   const tick = async () => {
     let delay = POLL_RUN_MS;
     try {
       const r = await getJson(`/api/run/${encodeURIComponent(runId)}`);
-      if (ui.state.active_run_id !== runId) return;
+      if (followedRunId() !== runId) return;
       ui.runUnreachable = false;
       if (r.ok && r.data) {
+        const before = ui.run && ui.run.run_id === runId ? ui.run.status : null;
         ui.run = r.data;
+        ui.backendReachable = true; // it just answered; the pill need not wait for its check
+        if (before !== r.data.status) loadRuns(); // the list shows each run's status
       } else if (r.status === 404) {
         ui.run = { run_id: runId, status: 'unknown', error: 'the backend does not know this run' };
       } else {
@@ -338,14 +539,20 @@ function watchRun(runId) {
 
 // ---- actions ---------------------------------------------------------------
 
-function describeError(r) {
+// Each problem once, in the API's words; the summary line only when it adds something
+// (a one-problem answer repeats its problem in `detail`; a count says "listed in problems").
+export function describeError(r) {
   const d = r.data && r.data.detail;
   if (Array.isArray(d)) return d.map((e) => `${(e.loc || []).filter((x) => x !== 'body').join('.')}: ${e.msg}`).join('\n');
   const problems = r.data && Array.isArray(r.data.problems) ? r.data.problems : [];
-  const more = r.data && Number(r.data.more_problems) > 0 ? `\n…and ${r.data.more_problems} more` : '';
+  const total = r.data && Number(r.data.problem_count);
+  const hidden = Number.isFinite(total) && total > problems.length ? total - problems.length : 0;
+  const more = hidden ? `\n…and ${hidden} more` : '';
   if (problems.length) {
-    const lines = problems.map((p) => (p.where ? `${p.where}: ${p.message}` : p.message));
-    return `${typeof d === 'string' ? `${d}\n` : ''}${lines.join('\n')}${more}`;
+    const lines = problems.map((p) => (p.where && !['scenario', 'body'].includes(p.where)
+      ? `${p.where.replace(/^body\./, '')}: ${p.message}` : p.message));
+    const repeats = typeof d !== 'string' || /problems/.test(d) || problems.some((p) => d.includes(p.message));
+    return `${repeats ? '' : `${d}\n`}${lines.join('\n')}${more}`;
   }
   if (typeof d === 'string') return d;
   if (r.status === 503) return 'The backend cannot be reached. Start it with: uv run codreamer api';
@@ -354,6 +561,8 @@ function describeError(r) {
 
 function startFollowing(runId, status, keepResult) {
   ui.followLatest = false;
+  ui.opened = null;
+  ui.watching = runId;
   // A new run has no email yet: never show the previous run's under it. A resumed
   // run keeps its own latest result until the next one arrives.
   if (!keepResult || ui.state.active_run_id !== runId) {
@@ -376,6 +585,7 @@ async function onGenerate(event) {
     const body = await readForm();
     const r = await postJson('/api/generate', body);
     if (!r.ok || !r.data || !r.data.run_id) throw new Error(describeError(r));
+    ui.notes = new Map([[r.data.run_id, Array.isArray(r.data.notes) ? r.data.notes : []]]);
     startFollowing(r.data.run_id, r.data.status);
   } catch (e) {
     error.textContent = e.message;
@@ -386,7 +596,7 @@ async function onGenerate(event) {
 }
 
 async function onRunAction(action) {
-  const id = ui.state.active_run_id;
+  const id = followedRunId();
   if (!id) return;
   const error = $('run-error');
   error.hidden = true;
@@ -448,6 +658,17 @@ function start() {
   }
   $('generate-form').addEventListener('submit', onGenerate);
   $('email-citations').addEventListener('click', onCitationClick);
+  $('run-list').addEventListener('click', onRunListClick);
+  $('prospect-tabs').addEventListener('click', onProspectClick);
+  initEmailTools(postJson, describeError);
+  const onNode = (event) => {
+    const node = event.target.closest('[data-node-id]');
+    if (!node) return;
+    const data = $('graph-view').nodeData;
+    showNodeDetail($('node-detail'), data && data.get(node.dataset.nodeId));
+  };
+  $('graph-view').addEventListener('click', onNode);
+  $('graph-view').addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); onNode(e); } });
   $('resume-run').addEventListener('click', () => onRunAction('resume'));
   $('cancel-run').addEventListener('click', () => onRunAction('cancel'));
   $('show-other').addEventListener('click', () => {
@@ -456,7 +677,7 @@ function start() {
     render();
   });
   window.addEventListener('resize', onResize);
-  if (ui.state.active_run_id) watchRun(ui.state.active_run_id);
+  watchFollowed();
   render();
   connectLive();
   checkBackend();

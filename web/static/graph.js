@@ -8,9 +8,12 @@ import { colourScale, el, nodeAnchor, svg, truncate } from './dom.js';
 
 const MARGIN = 12;
 // Columns layout (wide screens).
-const COL = { boxW: 184, boxH: 72, gapX: 52, gapY: 12, maxRows: 12, top: 40 };
+const COL = { boxW: 184, boxH: 80, gapX: 52, gapY: 12, maxRows: 12, top: 40 };
 // Rows layout (narrow screens).
-const ROW = { minBoxW: 132, maxBoxW: 220, boxH: 66, gapX: 10, gapY: 34, gutter: 20, maxPerRow: 4 };
+// Gutters at both sides carry the edges that skip a row (right) or go back up (left),
+// so no edge runs behind a node.
+const ROW = { minBoxW: 132, maxBoxW: 220, boxH: 76, gapX: 10, gapY: 34, gutter: 20, gutterR: 16, maxPerRow: 4 };
+const MAX_LABEL_LINES = 3;
 // Below this scale the columns layout is unreadable: switch to rows.
 const MIN_SCALE = 0.72;
 const CHAR_PX = 7.6; // average width of a 12.5 px bold label character
@@ -91,7 +94,7 @@ function columnsGeometry(layerList) {
 
 // Layers as rows, each wrapped to `width`; a left gutter carries edges that go back up.
 function rowsGeometry(layerList, width) {
-  const inner = width - 2 * MARGIN - ROW.gutter;
+  const inner = width - 2 * MARGIN - ROW.gutter - ROW.gutterR;
   const perRow = Math.max(1, Math.min(ROW.maxPerRow,
     Math.floor((inner + ROW.gapX) / (ROW.minBoxW + ROW.gapX))));
   const boxW = Math.min(ROW.maxBoxW, (inner - (perRow - 1) * ROW.gapX) / perRow);
@@ -124,13 +127,13 @@ export function geometry(ids, edges, available) {
 
 // Up to two lines, broken after '-' or ' ' so generated ids like
 // "data-augmentation-techniques-eddc9373" keep their distinguishing suffix.
-export function wrapLabel(id, chars = 23) {
+export function wrapLabel(id, chars = 23, maxLines = MAX_LABEL_LINES) {
   const tokens = String(id).match(/[^\s-]+[\s-]*|[\s-]+/g) || [''];
   const lines = [''];
   for (const tok of tokens) {
     const cur = lines[lines.length - 1];
     if (cur && (cur + tok).trimEnd().length > chars) {
-      if (lines.length === 2) { lines[1] = truncate(`${cur}${tok}`, chars); return lines; }
+      if (lines.length === maxLines) { lines[maxLines - 1] = truncate(`${cur}${tok}`, chars); return lines; }
       lines.push(tok);
     } else {
       lines[lines.length - 1] = cur + tok;
@@ -139,8 +142,30 @@ export function wrapLabel(id, chars = 23) {
   return lines.map((l) => truncate(l.trimEnd(), chars));
 }
 
-function edgePath(a, b, vertical) {
+// An orthogonal route with rounded corners through the given points.
+function route(points) {
+  let d = `M${points[0][0].toFixed(1)},${points[0][1].toFixed(1)}`;
+  for (let i = 1; i < points.length; i += 1) d += ` L${points[i][0].toFixed(1)},${points[i][1].toFixed(1)}`;
+  return d;
+}
+
+function edgePath(a, b, vertical, width, lane) {
   if (vertical) {
+    // Horizontal runs stay in the gaps between rows, vertical runs in the gutters:
+    // clear of every node. Lanes keep parallel edges apart.
+    const off = (lane % 4) * 4 - 6;
+    if (b.band > a.band + 1) {
+      const x1 = a.x + a.w / 2 + off; const x2 = b.x + b.w / 2 + off;
+      const gy1 = a.y + a.h + ROW.gapY / 2 + off; const gy2 = b.y - ROW.gapY / 2 + off;
+      const gx = width - MARGIN - ROW.gutterR / 2 + off / 2;
+      return { d: route([[x1, a.y + a.h], [x1, gy1], [gx, gy1], [gx, gy2], [x2, gy2], [x2, b.y]]), back: false };
+    }
+    if (b.band < a.band) {
+      const x1 = a.x + a.w / 2 + off; const x2 = b.x + b.w / 2 + off;
+      const gy1 = a.y - ROW.gapY / 2 + off; const gy2 = b.y + b.h + ROW.gapY / 2 + off;
+      const gx = MARGIN + ROW.gutter / 2 + off / 2;
+      return { d: route([[x1, a.y], [x1, gy1], [gx, gy1], [gx, gy2], [x2, gy2], [x2, b.y + b.h]]), back: true };
+    }
     if (b.band > a.band) {
       const x1 = a.x + a.w / 2; const y1 = a.y + a.h;
       const x2 = b.x + b.w / 2; const y2 = b.y;
@@ -152,10 +177,6 @@ function edgePath(a, b, vertical) {
       const lift = a.y - 14;
       return { d: `M${x1},${a.y} C${x1},${lift} ${x2},${lift} ${x2},${b.y}`, back: true };
     }
-    // Back up the page: out of the left side, through the gutter, into the left side.
-    const y1 = a.y + a.h / 2; const y2 = b.y + b.h / 2;
-    const gx = MARGIN + 4;
-    return { d: `M${a.x},${y1} C${gx},${y1} ${gx},${y2} ${b.x},${y2}`, back: true };
   }
   if (b.band > a.band) {
     const x1 = a.x + a.w; const y1 = a.y + a.h / 2;
@@ -201,10 +222,12 @@ export function renderGraphSvg(container, nodes, edges, cited, scale) {
 
   const edgeLayer = svg('g', { class: 'edges' });
   let backEdges = 0;
+  let lane = 0;
   for (const e of edges) {
     const a = pos.get(e.source); const b = pos.get(e.target);
     if (!a || !b || e.source === e.target) continue;
-    const { d, back } = edgePath(a, b, geo.vertical);
+    const { d, back } = edgePath(a, b, geo.vertical, width, lane);
+    if (Math.abs(b.band - a.band) > 1 || b.band < a.band) lane += 1;
     if (back) backEdges += 1;
     const isCited = cited.has(e.source) && cited.has(e.target);
     const path = svg('path', {
@@ -222,12 +245,11 @@ export function renderGraphSvg(container, nodes, edges, cited, scale) {
     const g = svg('g', {
       class: `node${cited.has(node.id) ? ' cited' : ''}`, id: nodeAnchor(node.id),
       transform: `translate(${p.x.toFixed(1)},${p.y.toFixed(1)})`, 'data-node-id': node.id,
+      tabindex: 0, role: 'button', 'aria-label': `${node.id}: show its text`,
     });
     g.append(svg('title', {}, nodeTitle(node)));
     g.append(svg('rect', { class: 'box', width: p.w.toFixed(1), height: p.h, rx: 9, fill: colour.fill }));
-    wrapLabel(node.id, geo.chars).forEach((line, i) => {
-      g.append(svg('text', { class: 'node-label', x: 8, y: 18 + i * 16, fill: colour.text }, line));
-    });
+    labelLines(g, node.id, geo.chars, colour.text);
     const barW = Math.max(40, p.w - 62);
     const barY = p.h - 19;
     const score = node.score === null ? null : Math.min(1, Math.max(0, Number(node.score)));
@@ -242,11 +264,27 @@ export function renderGraphSvg(container, nodes, edges, cited, scale) {
   fitLabels(root);
 }
 
-// Character counts only estimate widths: once drawn, shorten any line that still
-// runs past its box (wide letters, another font), so no label leaves its node.
+function labelLines(g, id, chars, fill) {
+  for (const t of g.querySelectorAll('text.node-label')) t.remove();
+  const ref = g.querySelector('rect.box').nextSibling; // labels just above the box
+  wrapLabel(id, chars).forEach((line, i) => {
+    g.insertBefore(svg('text', { class: 'node-label', x: 8, y: 17 + i * 15, fill }, line), ref);
+  });
+}
+
+// Character counts only estimate widths: once drawn, wrap a label that still runs
+// past its box (wide letters, another font) into narrower lines, up to three, and
+// shorten only what three lines cannot hold, so no label leaves its node.
 function fitLabels(root) {
   for (const g of root.querySelectorAll('g.node')) {
     const room = Number(g.querySelector('rect.box').getAttribute('width')) - 14;
+    const fits = () => [...g.querySelectorAll('text.node-label')].every((t) => t.getComputedTextLength() <= room);
+    const fill = g.querySelector('text.node-label') ? g.querySelector('text.node-label').getAttribute('fill') : null;
+    let chars = Math.floor(room / 6);
+    while (!fits() && chars > 6) {
+      chars -= 1;
+      labelLines(g, g.dataset.nodeId, chars, fill);
+    }
     for (const t of g.querySelectorAll('text.node-label')) {
       let text = t.textContent;
       while (text.length > 4 && t.getComputedTextLength() > room) {
@@ -303,6 +341,18 @@ function legend(scale, withEdges, backEdges) {
   return box;
 }
 
+// A node's full name, score and text below the graph: a tap or Enter shows what a
+// mouse user sees on hover, on any screen.
+export function showNodeDetail(box, node) {
+  if (!node) { box.hidden = true; return; }
+  const score = node.score === null ? 'no score yet' : `score ${Number(node.score).toFixed(2)}`;
+  const close = el('button', { type: 'button', class: 'button button-small button-quiet node-detail-close' }, 'Close');
+  close.addEventListener('click', () => { box.hidden = true; });
+  box.replaceChildren(el('h3', { class: 'node-detail-title' }, node.id), el('p', { class: 'muted' }, score),
+    el('p', { class: 'node-detail-text' }, node.content || 'This graph gives no text for this node.'), close);
+  box.hidden = false;
+}
+
 // Merge the webhook's node scores (authoritative, newest) with the backend's graph.
 export function renderGraph(container, latest, graph) {
   const scores = (latest && latest.node_scores) || {};
@@ -320,6 +370,7 @@ export function renderGraph(container, latest, graph) {
   const edges = ((graph && graph.edges) || []).map((e) => ({
     source: String(e.source), target: String(e.target), relationship: e.relationship || '',
   }));
+  container.nodeData = new Map(nodes.map((n) => [n.id, n]));
   const scale = colourScale(nodes.map((n) => n.score));
   if (edges.length && nodes.length) renderGraphSvg(container, nodes, edges, cited, scale);
   else renderNodeList(container, nodes, cited, scale);
