@@ -74,6 +74,7 @@ def test_every_preset_starts_a_run(tab: Any, site: tuple[str, ApiServer]) -> Non
     samples = json.loads((api.data / "scenarios.json").read_text())
     held = {s["id"] for s in samples if s.get("held_out")}
     assert len(presets) >= 8 and held <= set(presets)
+    started: list[str] = []
     for preset in presets:
         tab.select_option("#preset", preset)
         tab.fill("#iterations", "1")
@@ -90,6 +91,16 @@ def test_every_preset_starts_a_run(tab: Any, site: tuple[str, ApiServer]) -> Non
         tab.wait_for_selector(f"#run-status:has-text('{run_id} · succeeded')", timeout=120_000)
         if preset in held:
             screens(tab, "held-out-preset")
+        started.append(run_id)
+
+    # The past runs, newest first; an older one opens on click, with its own email.
+    items = tab.locator("#run-list button")
+    tab.wait_for_selector(f"#run-list button[data-run-id='{started[-1]}']")
+    assert items.first.get_attribute("data-run-id") == started[-1]
+    tab.click(f"#run-list button[data-run-id='{started[0]}']")
+    tab.wait_for_selector(f"#run-status:has-text('Run {started[0]} · succeeded')")
+    tab.wait_for_selector(f"#email-meta:has-text('run {started[0]}')")
+    screens(tab, "past-run-opened")
 
 
 def test_graph_errors_are_shown_once_with_did_you_mean(
@@ -296,3 +307,18 @@ def test_the_graph_reads_on_a_phone_from_the_moment_a_run_starts(
     detail.wait_for(state="visible")
     assert target["id"] in detail.inner_text() and target["content"][:40] in detail.inner_text()
     screens(tab, "node-tapped", expect_nodes=16)
+
+
+def test_no_backend_is_said_plainly_on_the_page(tab: Any) -> None:
+    api_url = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    with serve_in_thread(create_app(WebSettings(api_url=api_url))) as url:
+        tab.goto(url + "/")
+        tab.wait_for_selector("#backend-pill:has-text('unreachable')")
+        tab.click("#generate")
+        error = tab.locator("#generate-error")
+        error.wait_for(state="visible")
+        text = error.inner_text()
+        assert text.startswith(f"The backend at {api_url} cannot be reached"), text
+        assert "uv run codreamer api" in text and "ConnectError" not in text
+        assert len(text.splitlines()) == 1
+        screens(tab, "no-backend", expect_nodes=7)

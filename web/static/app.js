@@ -351,10 +351,10 @@ function renderProspects(shown) {
   note.hidden = !shown.tabs.length;
   note.textContent = shown.tabs.length ? `This run writes to ${shown.count} prospects; showing ${shown.chosenName}'s email.` : '';
   const forText = $('graph-for');
-  forText.hidden = !shown.tabs.length;
+  forText.hidden = !shown.latest;
   forText.textContent = shown.tabs.length
     ? `Colours: the node scores this run learned from all ${shown.count} prospects' emails. Gold outline: the nodes cited in ${shown.chosenName}'s email.`
-    : '';
+    : 'Colours: the node scores this run learned from every email it judged, so the darkest node need not be in the email shown. Gold outline: the nodes this email cites.';
 }
 
 function onProspectClick(event) {
