@@ -4,27 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+# Ranks and Spearman are the judge's own (the agents' team refit reports the same).
+from codreamer.judge.agreement import ranks, spearman
 
-def ranks(x: np.ndarray) -> np.ndarray:
-    """Ranks with ties averaged (as scipy.stats.rankdata)."""
-    order = np.argsort(x, kind="mergesort")
-    r = np.empty(len(x))
-    sx = x[order]
-    i = 0
-    while i < len(x):
-        j = i
-        while j + 1 < len(x) and sx[j + 1] == sx[i]:
-            j += 1
-        r[order[i : j + 1]] = (i + j) / 2.0 + 1.0
-        i = j + 1
-    return r
-
-
-def spearman(a: list[float] | np.ndarray, b: list[float] | np.ndarray) -> float:
-    ra, rb = ranks(np.asarray(a, float)), ranks(np.asarray(b, float))
-    if ra.std() == 0 or rb.std() == 0:
-        return 0.0
-    return float(np.corrcoef(ra, rb)[0, 1])
+__all__ = ["auc", "pairwise_accuracy", "ranks", "spearman"]
 
 
 def auc(pos: list[float], neg: list[float]) -> float:
