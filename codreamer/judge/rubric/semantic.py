@@ -23,7 +23,7 @@ import numpy as np
 
 from codreamer.graph.schema import CUSTOMER_JOB, is_product_feature
 from codreamer.judge.rubric.language import stem
-from codreamer.judge.rubric.meaning import embed, top_mean
+from codreamer.judge.rubric.meaning import embed, embed_parts, top_mean, unit
 from codreamer.models import Scenario
 
 _SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
@@ -232,6 +232,7 @@ class GraphVectors:
     _stacks: dict[tuple[str, ...], tuple[list[tuple[str, str]], np.ndarray]] = field(
         default_factory=dict, repr=False
     )
+    _reach: dict[bytes, tuple[float, float]] = field(default_factory=dict, repr=False)
 
     def stacked(self, facts: tuple[str, ...]) -> tuple[list[tuple[str, str]], np.ndarray]:
         """The cited facts' sentences and their vectors in one matrix, made once per
@@ -243,6 +244,19 @@ class GraphVectors:
             if len(self._stacks) > 20_000:
                 self._stacks.clear()
             self._stacks[facts] = hit
+        return hit
+
+    def reach(self, profile: np.ndarray) -> tuple[float, float]:
+        """(the best, the median) cosine of the graph's nodes with a prospect's profile:
+        what an email could reach, once per prospect."""
+        key = profile.tobytes()
+        hit = self._reach.get(key)
+        if hit is None:
+            node = self.node_vecs @ profile
+            hit = (float(node.max()), float(np.median(node)))
+            if len(self._reach) > 4096:
+                self._reach.clear()
+            self._reach[key] = hit
         return hit
 
     @classmethod
@@ -291,10 +305,10 @@ class EmailVectors:
 
 
 def email_vectors(subject: str, prose: list[str]) -> EmailVectors:
-    texts = [*prose, subject, " ".join(prose)]
-    vecs = embed(texts)
     n = len(prose)
-    return EmailVectors(prose, vecs[:n], vecs[n] if subject.strip() else None, vecs[n + 1])
+    units, sums = embed_parts([*prose, subject])
+    body = unit(sums[:n].sum(axis=0))  # the embedding of the prose joined by spaces
+    return EmailVectors(prose, units[:n], units[n] if subject.strip() else None, body)
 
 
 def relevance(
@@ -306,9 +320,7 @@ def relevance(
         return 0.0, "no prose to relate to the prospect"
     s = top_mean(ev.vecs @ profile, 2)
     if gv is not None and len(gv.node_ids) > 1:
-        node = gv.node_vecs @ profile
-        hi = float(node.max())
-        lo = float(np.median(node))
+        hi, lo = gv.reach(profile)
         span = max(hi - lo, 0.05)
         score = (s - lo) / span * 0.5 + 0.5
     else:
@@ -355,6 +367,7 @@ def contradiction(
     everything the email may name without a citation (scenario, sender)."""
     found: list[tuple[str, float]] = []
     facts = [c for c in cited if c in gv.sentence_vecs]
+    known_numbers: set[str] | None = None
     if facts and ev.vecs.shape[0]:
         node_sents, mat = gv.stacked(tuple(facts))
         sims = ev.vecs @ mat.T
@@ -367,10 +380,12 @@ def contradiction(
             # otherwise and the graph nowhere states; small counts ("2 teams") are
             # not checked.
             f_nums = numbers(fact, words=False)
-            all_graph = gv.all_numbers
+            stated = numbers(sent, words=False) - f_nums - gv.all_numbers
+            if stated and known_numbers is None:
+                known_numbers = numbers(known)  # once per email, and only when needed
             wrong = [
                 n
-                for n in numbers(sent, words=False) - f_nums - all_graph - numbers(known)
+                for n in stated - (known_numbers or set())
                 if any(_unit(n) == _unit(f) for f in f_nums) and (_unit(n) or len(n) >= 2)
             ]
             if wrong:
