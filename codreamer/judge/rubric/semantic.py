@@ -218,6 +218,13 @@ _STOP = frozenset(
 )
 
 
+@dataclass(frozen=True, slots=True)
+class _Fact:
+    numbers: set[str]  # figures the sentence states (no number words)
+    words: frozenset[str]  # its words, stop words left out
+    frequencies: set[int]  # how-often classes it names
+
+
 @dataclass
 class GraphVectors:
     """A graph's sentences and their vectors, made once per graph."""
@@ -233,6 +240,18 @@ class GraphVectors:
         default_factory=dict, repr=False
     )
     _reach: dict[bytes, tuple[float, float]] = field(default_factory=dict, repr=False)
+    _facts: dict[str, _Fact] = field(default_factory=dict, repr=False)
+
+    def fact(self, sentence: str) -> _Fact:
+        """What contradiction reads of a node's sentence, once per graph."""
+        hit = self._facts.get(sentence)
+        if hit is None:
+            low = sentence.lower()
+            words = frozenset(w for w in _WORD.findall(low) if w not in _STOP)
+            hit = self._facts[sentence] = _Fact(
+                numbers(sentence, words=False), words, _frequencies(low)
+            )
+        return hit
 
     def stacked(self, facts: tuple[str, ...]) -> tuple[list[tuple[str, str]], np.ndarray]:
         """The cited facts' sentences and their vectors in one matrix, made once per
@@ -376,10 +395,11 @@ def contradiction(
             if sims[i, j] < SAME_TOPIC:
                 continue
             node, fact = node_sents[j]
+            known_fact = gv.fact(fact)
             # Numbers: a figure of the same kind (%, x, plain) that the fact states
             # otherwise and the graph nowhere states; small counts ("2 teams") are
             # not checked.
-            f_nums = numbers(fact, words=False)
+            f_nums = known_fact.numbers
             stated = numbers(sent, words=False) - f_nums - gv.all_numbers
             if stated and known_numbers is None:
                 known_numbers = numbers(known)  # once per email, and only when needed
@@ -392,9 +412,9 @@ def contradiction(
                 same = next(f for f in f_nums if _unit(f) == _unit(wrong[0]))
                 found.append((f"says {wrong[0]} where the graph says {same} ({node[:30]})", 0.6))
                 continue
-            ew = [w for w in _WORD.findall(sent.lower()) if w not in _STOP]
-            fw = [w for w in _WORD.findall(fact.lower()) if w not in _STOP]
-            fset, eset = set(fw), set(ew)
+            low = sent.lower()
+            eset = {w for w in _WORD.findall(low) if w not in _STOP}
+            fset = known_fact.words
             overlap = len(fset & eset) / max(1, min(len(fset), len(eset)))
             if overlap < SAME_WORDS and sims[i, j] < 0.6:
                 continue
@@ -410,7 +430,7 @@ def contradiction(
                 and not eset & _HIGH
             ):
                 flips = sorted(eset & (_HIGH | _LOW))
-            ef, ff = _frequencies(sent.lower()), _frequencies(fact.lower())
+            ef, ff = _frequencies(low), known_fact.frequencies
             if not flips and ef and ff and not ef & ff:
                 flips = ["how often"]
             # A denial is read only against what the product does: elsewhere a
