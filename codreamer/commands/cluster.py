@@ -41,7 +41,7 @@ def worker_cmd(
     if not settings.broker_url:
         raise fail("set CODREAMER_BROKER_URL (e.g. redis://127.0.0.1:6379/0) to run a worker", 2)
     try:
-        from codreamer.runs.celery_app import run_worker
+        from codreamer.runs.celery.worker import run_worker
     except ImportError as exc:
         raise fail(f"the celery extra is missing ({exc}): uv sync --extra celery", 2) from None
     run_worker(

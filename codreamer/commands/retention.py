@@ -35,7 +35,7 @@ def runs_prune_cmd(
     """Remove runs that ended (succeeded, failed, cancelled, interrupted) longer ago than
     --older-than days; queued and running runs are never touched."""
     from codreamer.config import get_settings
-    from codreamer.runs.process import is_run_alive
+    from codreamer.runs.local.process import is_run_alive
     from codreamer.store.retention import prune
 
     settings = get_settings()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -112,7 +113,8 @@ def run_from_cli(req: LoopRequest, *, json_out: bool, with_oracle: bool = False)
     from codreamer.loop.learn_loop import last_complete_iteration
     from codreamer.loop.local import existing_run, new_local_run
     from codreamer.runs.execute import execute_run
-    from codreamer.runs.process import run_lock
+    from codreamer.runs.executors import make_executor
+    from codreamer.runs.local.process import run_lock
 
     settings = get_settings()
     log_settings = settings.logging
@@ -156,6 +158,15 @@ def run_from_cli(req: LoopRequest, *, json_out: bool, with_oracle: bool = False)
 
     config = LoopConfig.from_meta(read_meta(paths))
     events = EventLog(paths.events)
+    try:
+        # A run here sends its webhooks as every sender of the deployment does: with
+        # Redis claims in celery mode, an flock per event locally.
+        claims = make_executor(settings).claims()
+    except CoDreamerError as exc:
+        _error_line(str(exc))
+        return 2
+    drain = settings.webhook_drain_timeout_s
+    execute = partial(execute_run, paths, settings, event_log=events, drain_s=drain, claims=claims)
     show_bars = not json_out and sys.stderr.isatty()
     # Even without FRONTEND_URL every payload is recorded (as skipped) in
     # webhooks.jsonl, so `codreamer webhooks redeliver --url` can send it later.
@@ -174,13 +185,9 @@ def run_from_cli(req: LoopRequest, *, json_out: bool, with_oracle: bool = False)
                 trainer = config.trainer
                 with LoopProgress(console, config.iterations, start, trainer) as bars:
                     events.listener = bars
-                    result = execute_run(
-                        paths, settings, event_log=events, drain_s=settings.webhook_drain_timeout_s
-                    )
+                    result = execute()
             else:
-                result = execute_run(
-                    paths, settings, event_log=events, drain_s=settings.webhook_drain_timeout_s
-                )
+                result = execute()
         except KeyboardInterrupt:
             # Everything on disk is consistent at every instant: say how to go on.
             update_meta(paths, status="interrupted")

@@ -15,9 +15,16 @@ def register(webhooks_app: typer.Typer) -> None:
 
 
 def _claims(settings: Any) -> Any:
-    from codreamer.runs.execute import webhook_claims
+    """The claims of the deployment's executor: a sender here claims each event where
+    the API's and the workers' senders do (Redis in celery mode, else an flock)."""
+    # Deferred: the CLI's start-up (`--help`) loads no executor.
+    from codreamer.errors import ConfigError
+    from codreamer.runs.executors import make_executor
 
-    return webhook_claims(settings)
+    try:
+        return make_executor(settings).claims()
+    except ConfigError as exc:
+        raise fail(str(exc), 2) from None
 
 
 def _check_url(target: str | None) -> str:

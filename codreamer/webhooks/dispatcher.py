@@ -12,7 +12,7 @@ Two shapes, one code path:
 Each event is attempted on its own thread of a small pool: a receiver that
 hangs or fails one event never holds back another. Or, given `submit` (celery
 mode), the dispatcher sends nothing itself: it hands each due event to `submit`,
-which enqueues a delivery task (codreamer.runs.webhook_tasks); the task makes the
+which enqueues a delivery task (codreamer.runs.celery.webhook_tasks); the task makes the
 attempt through the same claim on a worker. Every attempt goes through a
 per-event claim (claims.py), so however many dispatchers (and redeliveries) work
 the same outbox at once, each event is sent by one of them at a time and never

@@ -22,9 +22,10 @@ from codreamer.errors import QueueFullError, RunStateError  # noqa: E402
 from codreamer.graph.store import GraphStore  # noqa: E402
 from codreamer.loop.run_files import create_run  # noqa: E402
 from codreamer.models import Prospect, Scenario  # noqa: E402
-from codreamer.runs.celery_app import LIVE_SET, cancel_key  # noqa: E402
-from codreamer.runs.cluster import CeleryExecutor, ClusterServices  # noqa: E402
-from codreamer.runs.redis_leases import Lease, RedisEventClaims, run_lease_key  # noqa: E402
+from codreamer.runs.celery.executor import CeleryExecutor  # noqa: E402
+from codreamer.runs.celery.keys import LIVE_SET, cancel_key, run_lease_key  # noqa: E402
+from codreamer.runs.celery.leases import Lease, RedisEventClaims  # noqa: E402
+from codreamer.runs.celery.services import ClusterServices  # noqa: E402
 from codreamer.runs.spec import RunSpec  # noqa: E402
 from codreamer.store.files import read_jsonl  # noqa: E402
 from codreamer.store.meta import read_meta, update_meta  # noqa: E402
