@@ -4,6 +4,7 @@ topic; this module builds the app from them and is the entry point."""
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated
 
 import typer
@@ -114,20 +115,14 @@ def main() -> None:
 
 
 def api_main() -> None:
-    import sys
-
     _run(["api", *sys.argv[1:]])
 
 
 def learn_loop_main() -> None:
-    import sys
-
     _run(["learn-loop", *sys.argv[1:]])
 
 
 def demo_main() -> None:
-    import sys
-
     _run(["demo", *sys.argv[1:]])
 
 
