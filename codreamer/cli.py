@@ -8,6 +8,7 @@ import sys
 from typing import Annotated
 
 import typer
+from pydantic import ValidationError
 
 from codreamer import __version__
 from codreamer.commands import (
@@ -100,8 +101,6 @@ def _run(args: list[str] | None = None) -> None:
     try:
         app(args)
     except Exception as exc:
-        from pydantic import ValidationError  # here, not above: --help stays light
-
         if not isinstance(exc, ValidationError) or exc.title not in ("Settings", "WebSettings"):
             raise
         for e in exc.errors():
