@@ -40,8 +40,9 @@ def make_celery(settings: Settings) -> Any:
     )
 
     # The tasks close over the settings the app was made with (the worker's, passed
-    # down from its command): a task body fetches none.
-    @app.task(name=RUN_TASK, bind=True, acks_late=True, reject_on_worker_lost=True)
+    # down from its command): a task body fetches none. Not shared: Celery would
+    # otherwise offer each app's closure to every other app made in the process.
+    @app.task(name=RUN_TASK, bind=True, shared=False, acks_late=True, reject_on_worker_lost=True)
     def run(task: Any, run_id: str) -> str:
         return run_task(settings, task, run_id)
 
@@ -52,6 +53,7 @@ def make_celery(settings: Settings) -> Any:
     @app.task(
         name=DELIVER_TASK,
         bind=True,
+        shared=False,
         acks_late=True,
         reject_on_worker_lost=True,
         max_retries=MAX_DELIVERY_RETRIES,
