@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from pydantic import (
     AliasChoices,
@@ -99,6 +99,9 @@ class ClusterSettings(BaseModel):
     webhook_queue: str = "codreamer-webhooks"
     run_lease_ttl_s: float = 15.0
     visibility_timeout_s: int = 3600
+
+
+_Slice = TypeVar("_Slice", bound=BaseModel)
 
 
 class LoggingSettings(BaseModel):
@@ -308,33 +311,28 @@ class Settings(BaseSettings):
 
     @property
     def llm(self) -> LLMSettings:
-        return LLMSettings(
-            api_key=self.openai_api_key,
-            base_url=self.openai_base_url,
-            model=self.openai_model,
-            judge_model=self.judge_model,
-            judge_base_url=self.judge_base_url,
-            judge_api_key=self.judge_api_key,
-            timeout_s=self.llm_timeout_s,
-            timeout_per_token_s=self.llm_timeout_per_token_s,
-            max_retries=self.llm_max_retries,
-            concurrency=self.llm_concurrency,
-            temperature=self.llm_temperature,
-            logprobs=self.llm_logprobs,
-            max_tokens=self.llm_max_tokens,
-            judge_max_tokens=self.judge_max_tokens,
+        return self._slice(
+            LLMSettings,
+            "llm_",
+            api_key="openai_api_key",
+            base_url="openai_base_url",
+            model="openai_model",
         )
 
     @property
     def cluster(self) -> ClusterSettings:
-        return ClusterSettings(
-            broker_url=self.broker_url,
-            queue=self.celery_queue,
-            gpu_queue=self.celery_gpu_queue,
-            webhook_queue=self.celery_webhook_queue,
-            run_lease_ttl_s=self.run_lease_ttl_s,
-            visibility_timeout_s=self.celery_visibility_timeout_s,
-        )
+        return self._slice(ClusterSettings, "celery_")
+
+    def _slice(self, kind: type[_Slice], prefix: str, /, **named: str) -> _Slice:
+        """The slice `kind`, each of its fields copied from one flat setting: the one
+        `named` for it, else `prefix` + its name if that setting exists, else its own
+        name (the flat names are the environment's, kept for compatibility)."""
+        flat = type(self).model_fields
+        values = {}
+        for field in kind.model_fields:
+            source = named.get(field) or (prefix + field if prefix + field in flat else field)
+            values[field] = getattr(self, source)
+        return kind(**values)
 
     @property
     def logging(self) -> LoggingSettings:

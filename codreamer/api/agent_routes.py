@@ -18,9 +18,10 @@ from sse_starlette import EventSourceResponse
 from codreamer.api.routes import ERRORS, key_dependency
 from codreamer.api.stream import SlotStream, StreamSlots, event_stream, parse_last_event_id
 from codreamer.config import Settings
-from codreamer.errors import RequestShapeError, UnsupportedMediaTypeError
+from codreamer.errors import JobNotFoundError, RequestShapeError, UnsupportedMediaTypeError
 from codreamer.leads import Lead, LeadProblem, parse_csv
 from codreamer.leads import parse_json as leads_of_json
+from codreamer.loop.write import AgentWriter
 from codreamer.models import Sender
 from codreamer.runs.agent_views import list_agents, show_agent
 from codreamer.runs.feedback_import import import_outcomes
@@ -109,7 +110,6 @@ async def write_emails(
     passed through). Up to 100 leads: 200 with every email (subject, body, citations),
     its reward, the judge's reasons and its `email_key`. More: 202 with a job to follow
     (`status_url`, `events_url`). Rows that are not leads are listed by row number."""
-    from codreamer.loop.write import AgentWriter
 
     AgentPaths(_settings(request).results_dir, name)  # the name's shape, before the body
     ctype = _content_type(request)
@@ -160,8 +160,6 @@ def get_job(name: str, job_id: str, request: Request) -> dict[str, Any]:
     """Status and progress; once succeeded, every email."""
     paths = job_paths(AgentPaths(_settings(request).results_dir, name), job_id)
     if not paths.meta.exists():
-        from codreamer.errors import JobNotFoundError
-
         raise JobNotFoundError(job_id)
     return job_view(paths)
 
@@ -180,8 +178,6 @@ def job_events(
 ) -> EventSourceResponse:
     paths = job_paths(AgentPaths(_settings(request).results_dir, name), job_id)
     if not paths.meta.exists():
-        from codreamer.errors import JobNotFoundError
-
         raise JobNotFoundError(job_id)
     start = parse_last_event_id(last_event_id_header, last_event_id)
     slots: StreamSlots = request.app.state.stream_slots

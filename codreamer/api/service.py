@@ -13,14 +13,17 @@ from typing import Any
 
 from codreamer.api.schemas import LearnLoopRequest
 from codreamer.config import Settings
-from codreamer.errors import ScenarioError
+from codreamer.errors import AgentNotFoundError, RunNotFoundError, ScenarioError
 from codreamer.graph.schema import parse_graph
 from codreamer.graph.scores import NodeScores
 from codreamer.graph.store import GraphStore
 from codreamer.judge.feedback import FeedbackPost
+from codreamer.loaders import load_graph, load_scenarios
 from codreamer.loop.config import LoopConfig
 from codreamer.loop.run_files import create_run, read_status
+from codreamer.loop.scenarios import describe
 from codreamer.models import Scenario
+from codreamer.preflight import check_ready
 from codreamer.runs.agent_start import (
     AgentStart,
     agent_start,
@@ -29,7 +32,9 @@ from codreamer.runs.agent_start import (
     with_agent_settings,
 )
 from codreamer.runs.executors import Executor
-from codreamer.store.agents import AgentPaths, acquire, release
+from codreamer.runs.spec import build_loop_config
+from codreamer.store.agents import AgentPaths, acquire, agent_names, logged_emails, release
+from codreamer.store.feedback import feedback_file
 from codreamer.store.files import read_json
 from codreamer.store.meta import read_meta
 from codreamer.store.paths import RunPaths, new_run_id
@@ -59,16 +64,12 @@ class Catalog:
         return value
 
     def default_graph(self) -> GraphStore:
-        from codreamer.loaders import load_graph
-
         path = self.settings.default_graph_path
         return self._cached(  # type: ignore[no-any-return]
             "graph", path, lambda p: load_graph(p, self.settings.max_graph_nodes)
         )
 
     def scenarios(self) -> list[Scenario]:
-        from codreamer.loaders import load_scenarios
-
         path = self.settings.scenarios_path
         return self._cached(  # type: ignore[no-any-return]
             "scenarios", path, lambda p: load_scenarios(p) if p.exists() else []
@@ -92,7 +93,6 @@ class Catalog:
 def run_feedback_path(settings: Settings, agent: str | None) -> str:
     """The feedback file a run mixes into its rewards: its agent's, or the one for
     runs without an agent; recorded absolute in meta.json, read when the run starts."""
-    from codreamer.store.feedback import feedback_file
 
     return str(feedback_file(settings.results_dir, agent).resolve())
 
@@ -100,7 +100,6 @@ def run_feedback_path(settings: Settings, agent: str | None) -> str:
 def _check_backends(config: LoopConfig, settings: Settings) -> None:
     """Refuse, before anything is written, a policy or judge this server cannot run
     (the same one-line ConfigError the CLI gives; the registry says what each needs)."""
-    from codreamer.preflight import check_ready
 
     check_ready(config, settings)
 
@@ -114,7 +113,6 @@ def config_from_request(
 ) -> LoopConfig:
     """The run's config from the request body: RunSpec resolves the settings (the
     same resolution the CLI uses) over the agent's, then the backends are checked."""
-    from codreamer.runs.spec import build_loop_config
 
     choices = ([req.scenario] if req.scenario is not None else []) + list(req.scenarios or [])
     given = req.settings_given()
@@ -264,7 +262,6 @@ def list_runs(
 ) -> tuple[list[dict[str, Any]], int]:
     """A page of runs, newest first: who each wrote to, its agent, status, final reward
     and dates; and how many runs there are in all (with this status)."""
-    from codreamer.loop.scenarios import describe
 
     out: list[dict[str, Any]] = []
     total = 0
@@ -308,8 +305,6 @@ def feedback_agent(event: FeedbackPost, settings: Settings) -> str | None:
     """The agent a feedback event belongs to: the one named (it must exist), else the
     agent of its run, else the agent whose email log holds its email_key; None for
     feedback on runs without an agent."""
-    from codreamer.errors import AgentNotFoundError, RunNotFoundError
-    from codreamer.store.agents import AgentPaths, agent_names, logged_emails
 
     if event.agent is not None:
         if not AgentPaths(settings.results_dir, event.agent).versions():

@@ -12,6 +12,12 @@ from typing import Annotated
 import typer
 
 from codreamer.commands.common import GraphOpt, cli_command, fail
+from codreamer.config import get_settings
+from codreamer.errors import CoDreamerError
+from codreamer.leads import parse_csv, parse_json, to_csv
+from codreamer.loaders import load_graph
+from codreamer.runs.agent_views import list_agents, show_agent
+from codreamer.runs.feedback_import import import_outcomes
 
 
 def register(app: typer.Typer, agents_app: typer.Typer) -> None:
@@ -25,8 +31,6 @@ def agents_list_cmd(
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """The agents in the results store, most recently updated first."""
-    from codreamer.config import get_settings
-    from codreamer.runs.agent_views import list_agents
 
     settings = get_settings()
     agents = list_agents(settings.results_dir, settings.runs_dir)
@@ -49,9 +53,6 @@ def agents_show_cmd(
     name: Annotated[str, typer.Argument(help="The agent's name.")],
 ) -> None:
     """One agent: its latest version's config and lineage, and every version (JSON)."""
-    from codreamer.config import get_settings
-    from codreamer.errors import CoDreamerError
-    from codreamer.runs.agent_views import show_agent
 
     settings = get_settings()
     try:
@@ -84,10 +85,7 @@ def write_cmd(
     """Write one email per lead with an agent's latest version (no training): subject,
     body, citations, reward, the judge's reasons and email_key, beside the lead's columns.
     Rows that are not leads are reported by row number; the others are written."""
-    from codreamer.config import get_settings
-    from codreamer.errors import CoDreamerError
-    from codreamer.leads import parse_csv, parse_json, to_csv
-    from codreamer.loaders import load_graph
+    # Deferred: the loop's machinery (NumPy) only for a command that runs it, not for --help.
     from codreamer.loop.write import AgentWriter, csv_rows
 
     settings = get_settings()
@@ -137,9 +135,6 @@ def import_outcomes_cmd(
 ) -> None:
     """Import outcomes of sent emails (opened, replied, call booked...), keyed by
     email_key or by the lead's email address; the agent's next run mixes them in."""
-    from codreamer.config import get_settings
-    from codreamer.errors import CoDreamerError
-    from codreamer.runs.feedback_import import import_outcomes
 
     settings = get_settings()
     try:

@@ -9,6 +9,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from codreamer.loaders import resolve_scenario
+from codreamer.loop.scenarios import NEUTRAL_READER
+
 if TYPE_CHECKING:
     from codreamer.config import Settings
     from codreamer.models import Scenario
@@ -38,8 +41,6 @@ def own_graph(graph: Path | None, settings: Settings) -> bool:
 def scenario_for(arg: str | None, graph: Path | None, settings: Settings) -> Scenario:
     """`--scenario` resolved; none given on a graph of one's own: the neutral reader,
     as `learn-loop` does (codreamer/loop/scenarios.py)."""
-    from codreamer.loaders import resolve_scenario
-    from codreamer.loop.scenarios import NEUTRAL_READER
 
     if arg is None and own_graph(graph, settings):
         return NEUTRAL_READER

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
+import threading
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from codreamer.commands.common import fail
+from codreamer.errors import CoDreamerError
 
 
 def register(llm_app: typer.Typer) -> None:
@@ -51,11 +55,8 @@ def serve_cmd(
 ) -> None:
     """Serve a GGUF model with an OpenAI-compatible API (chat completions with tool
     calls) until Ctrl-C. Point CoDreamer at it with OPENAI_BASE_URL=http://HOST:PORT/v1."""
-    import contextlib
-    import signal
-    import threading
 
-    from codreamer.errors import CoDreamerError
+    # Deferred: the local LLM's helpers (httpx) only for this command.
     from codreamer.llm.local import (
         CHAT_TEMPLATE,
         ServeOptions,

@@ -37,7 +37,7 @@ from codreamer.errors import AgentBusyError, InvalidAgentNameError, JobNotFoundE
 from codreamer.models import utc_now_iso
 from codreamer.store.files import atomic_write_json, iter_jsonl, read_json
 from codreamer.store.meta import read_meta
-from codreamer.store.paths import RunPaths
+from codreamer.store.paths import InDir, RunPaths
 from codreamer.store.status import LIVE_STATUSES
 
 AGENT_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
@@ -60,25 +60,11 @@ class VersionPaths:
     def __init__(self, directory: Path) -> None:
         self.dir = directory
 
-    @property
-    def manifest(self) -> Path:
-        return self.dir / "version.json"
-
-    @property
-    def policy(self) -> Path:
-        return self.dir / "policy.json"
-
-    @property
-    def node_scores(self) -> Path:
-        return self.dir / "node_scores.json"
-
-    @property
-    def graph(self) -> Path:
-        return self.dir / "graph.json"
-
-    @property
-    def judge_total(self) -> Path:
-        return self.dir / "judge_total.json"
+    manifest = InDir("version.json")
+    policy = InDir("policy.json")
+    node_scores = InDir("node_scores.json")
+    graph = InDir("graph.json")
+    judge_total = InDir("judge_total.json")
 
 
 class AgentPaths:
@@ -88,21 +74,10 @@ class AgentPaths:
         self.name = check_agent_name(name)
         self.dir = Path(results_dir) / "agents" / name
 
-    @property
-    def lock(self) -> Path:
-        return self.dir / "lock.json"
-
-    @property
-    def _guard(self) -> Path:
-        return self.dir / ".lock.guard"
-
-    @property
-    def emails(self) -> Path:
-        return self.dir / "emails.jsonl"
-
-    @property
-    def jobs(self) -> Path:
-        return self.dir / "jobs"
+    lock = InDir("lock.json")
+    _guard = InDir(".lock.guard")
+    emails = InDir("emails.jsonl")
+    jobs = InDir("jobs")
 
     def version(self, k: int) -> VersionPaths:
         return VersionPaths(self.dir / f"v{k}")

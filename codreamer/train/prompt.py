@@ -20,6 +20,7 @@ orders, so a resumed run proposes what an uninterrupted one would.
 
 from __future__ import annotations
 
+import json
 import re
 import statistics
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ from codreamer.agent.policies.prompt import (
     text_hash,
 )
 from codreamer.errors import LLMError
+from codreamer.models import Prospect, Scenario
 
 if TYPE_CHECKING:
     from codreamer.agent.trajectory import Trajectory
@@ -162,6 +164,7 @@ class PromptTrainer:
     def from_settings(cls, settings: Settings) -> PromptTrainer:
         client = None
         if settings.prompt_llm_suggestions:
+            # Deferred: the HTTP client (httpx) only when LLM suggestions are on.
             from codreamer.llm.client import ChatClient
 
             client = ChatClient.from_settings(settings)
@@ -361,9 +364,6 @@ def _exemplar(t: Trajectory, scenarios: dict[str, Scenario | None], iteration: i
 
 def _scenario_of(t: Trajectory) -> Scenario | None:
     """The scenario a trajectory was written for, from its user message."""
-    import json
-
-    from codreamer.models import Prospect, Scenario
 
     for m in t.messages:
         if m.get("role") != "user" or not isinstance(m.get("content"), str):

@@ -22,9 +22,17 @@ from codreamer.errors import QueueFullError, RunStateError  # noqa: E402
 from codreamer.graph.store import GraphStore  # noqa: E402
 from codreamer.loop.run_files import create_run  # noqa: E402
 from codreamer.models import Prospect, Scenario  # noqa: E402
-from codreamer.runs.celery_app import LIVE_SET, cancel_key  # noqa: E402
-from codreamer.runs.cluster import CeleryExecutor, ClusterServices  # noqa: E402
-from codreamer.runs.redis_leases import Lease, RedisEventClaims, run_lease_key  # noqa: E402
+from codreamer.runs.celery.app import make_celery  # noqa: E402
+from codreamer.runs.celery.executor import CeleryExecutor  # noqa: E402
+from codreamer.runs.celery.keys import (  # noqa: E402
+    DELIVER_TASK,
+    LIVE_SET,
+    RUN_TASK,
+    cancel_key,
+    run_lease_key,
+)
+from codreamer.runs.celery.leases import Lease, RedisEventClaims  # noqa: E402
+from codreamer.runs.celery.services import ClusterServices  # noqa: E402
 from codreamer.runs.spec import RunSpec  # noqa: E402
 from codreamer.store.files import read_jsonl  # noqa: E402
 from codreamer.store.meta import read_meta, update_meta  # noqa: E402
@@ -176,3 +184,16 @@ def test_worker_needs_a_broker(tmp_path: Path) -> None:
         timeout=60,
     )
     assert done.returncode == 2 and "CODREAMER_BROKER_URL" in done.stderr
+
+
+def test_each_app_registers_its_own_tasks(tmp_path: Path, redis_server: RedisServer) -> None:
+    """Both tasks register on the app they were made with (each closing over that
+    app's settings), never on another app of the same process."""
+    first = make_celery(_settings(tmp_path / "a", redis_server))
+    second = make_celery(_settings(tmp_path / "b", redis_server, celery_queue="other"))
+    first.finalize()
+    second.finalize()
+    assert {RUN_TASK, DELIVER_TASK} <= set(first.tasks)
+    assert {RUN_TASK, DELIVER_TASK} <= set(second.tasks)
+    assert first.tasks[RUN_TASK] is not second.tasks[RUN_TASK]
+    assert second.conf.task_default_queue == "other"

@@ -16,8 +16,8 @@ from codreamer.graph.store import GraphStore
 from codreamer.loop.config import LoopConfig
 from codreamer.loop.run_files import create_run
 from codreamer.models import Prospect, Scenario
-from codreamer.runs.local import RunManager
-from codreamer.runs.process import is_run_alive, run_lock
+from codreamer.runs.local.executor import LocalExecutor
+from codreamer.runs.local.process import is_run_alive, run_lock
 from codreamer.runs.spec import RunSpec
 from codreamer.store.meta import read_meta, update_meta
 from codreamer.store.paths import RunPaths, new_run_id
@@ -65,7 +65,7 @@ def test_recovery_marks_only_runs_without_a_live_process(tmp_path: Path) -> None
     try:
         assert ready.wait(30)
         assert is_run_alive(alive) and not is_run_alive(dead_running)
-        manager = RunManager(settings)
+        manager = LocalExecutor(settings)
         marked = manager.start()
         assert sorted(marked) == sorted([dead_running.run_id, dead_queued.run_id])
         assert read_meta(dead_running).status == "interrupted"
@@ -87,7 +87,7 @@ def test_recovery_marks_only_runs_without_a_live_process(tmp_path: Path) -> None
 
 def test_queue_limits_cancel_and_resume(tmp_path: Path) -> None:
     settings = _settings(tmp_path, max_concurrent_runs=1, max_queued_runs=1)
-    manager = RunManager(settings)  # not started: nothing leaves the queue
+    manager = LocalExecutor(settings)  # not started: nothing leaves the queue
     created: list[str] = []
 
     def submit() -> str:
@@ -119,7 +119,7 @@ def test_queue_limits_cancel_and_resume(tmp_path: Path) -> None:
 
 def test_a_started_manager_runs_queued_runs_to_the_end(tmp_path: Path) -> None:
     settings = _settings(tmp_path, max_concurrent_runs=2)
-    manager = RunManager(settings)
+    manager = LocalExecutor(settings)
     manager.start()
     try:
         ids = []

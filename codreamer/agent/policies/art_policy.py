@@ -14,6 +14,8 @@ from codreamer.agent.policies.openai_policy import OpenAIPolicy
 from codreamer.llm.aio import run_sync
 from codreamer.llm.art_loader import load_art, make_backend
 from codreamer.llm.client import ChatClient
+from codreamer.preflight import check_policy
+from codreamer.tracing import init_tracing
 
 if TYPE_CHECKING:
     from codreamer.agent.policies.prompt import Prompt
@@ -71,9 +73,6 @@ class ArtPolicy(OpenAIPolicy):
         model: str | None = None,
         prompt: Prompt | None = None,
     ) -> ArtPolicy:
-        from codreamer.preflight import check_policy
-        from codreamer.tracing import init_tracing
-
         check_policy("art", settings)
         art = load_art()
         init_tracing(settings)

@@ -58,6 +58,7 @@ from codreamer.agent.writer import write_email
 from codreamer.errors import ConfigError, LLMError, PolicyError
 from codreamer.llm.client import ChatClient, ChatResponse
 from codreamer.models import FinalEmail
+from codreamer.tracing import init_tracing
 
 if TYPE_CHECKING:
     from codreamer.agent.trajectory import Trajectory, TrajectoryMeta
@@ -115,8 +116,6 @@ class OpenAIPolicy(PolicyBase):
         model: str | None = None,
         prompt: Prompt | None = None,
     ) -> OpenAIPolicy:
-        from codreamer.tracing import init_tracing
-
         if not settings.openai_base_url and not settings.openai_api_key:
             raise ConfigError(
                 "policy openai needs OPENAI_BASE_URL (and OPENAI_API_KEY if required)"
