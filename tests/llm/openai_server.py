@@ -267,12 +267,10 @@ class OpenAIServer:
         return self
 
     def start(self) -> OpenAIServer:
+        # Listening before uvicorn starts: a client may connect at once, and waits in
+        # the listen queue until uvicorn accepts (no polling for `started`).
+        self._sock.listen(128)
         self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if time.monotonic() > deadline:
-                raise RuntimeError("test OpenAI server did not start")
-            time.sleep(0.01)
         return self
 
     def stop(self) -> None:
@@ -331,7 +329,7 @@ class OpenAIServer:
                 self.inflight += 1
                 self.max_inflight = max(self.max_inflight, self.inflight)
             try:
-                if reply.delay_s:
+                if reply.delay_s:  # a slow model: the thing under test (timeouts)
                     await asyncio.sleep(reply.delay_s)
             finally:
                 with self._lock:
