@@ -5,9 +5,9 @@ A small model (SmolLM2-135M, which `codreamer llm serve` bundles) mostly answers
 in prose and writes until it is stopped. With the 1024 tokens sized for hosted
 models a turn took 40-160 s on a busy 2-core CPU, and a 2-iteration run on a
 16-node graph did not finish in 10 minutes; with 192 a turn takes ~10 s and the
-run ~7 minutes (docs/learning.md). llama.cpp's server names the served model's
-parameter count in `GET /v1/models` (`meta.n_params`); hosted APIs do not, and
-keep DEFAULT_LLM_MAX_TOKENS.
+run 7 min 9 s at a load of 4-8 (18 min 45 s at a load of 8.6; docs/learning.md).
+llama.cpp's server names the served model's parameter count in `GET /v1/models`
+(`meta.n_params`); hosted APIs do not, and keep DEFAULT_LLM_MAX_TOKENS.
 
 The pure part is here; the one request that asks is made by the client
 (codreamer.llm.client), once, on its first reply without a cap of its own.
