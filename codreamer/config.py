@@ -26,6 +26,9 @@ from codreamer.registry import JudgeName, PolicyName  # the registries' names
 # 2 h, 5 h, 10 h (Standard Webhooks / Svix style, about 18 h in all).
 DEFAULT_WEBHOOK_SCHEDULE = "0,5,300,1800,7200,18000,36000"
 MAX_WEBHOOK_ATTEMPTS = 100
+# The most tokens one LLM reply may have when neither CODREAMER_LLM_MAX_TOKENS nor
+# the served model says otherwise (sized for hosted models).
+DEFAULT_LLM_MAX_TOKENS = 1024
 
 
 def parse_schedule(text: str) -> tuple[float, ...]:
@@ -84,7 +87,7 @@ class LLMSettings(BaseModel):
     concurrency: int = 4
     temperature: float = 1.0
     logprobs: bool = True
-    max_tokens: int = 1024
+    max_tokens: int | None = None  # None: what suits the served model (llm/reply_cap.py)
     judge_max_tokens: int = 1024
 
 
@@ -253,8 +256,12 @@ class Settings(BaseSettings):
     # Ask for token log-probs (some OpenAI-compatible servers reject the field).
     llm_logprobs: bool = Field(True, validation_alias="CODREAMER_LLM_LOGPROBS")
     # The most tokens one LLM reply may have (policy turns, prompt suggestions):
-    # one runaway tool argument must not fill a server's context.
-    llm_max_tokens: int = Field(1024, ge=16, le=32_768, validation_alias="CODREAMER_LLM_MAX_TOKENS")
+    # one runaway tool argument must not fill a server's context. Unset: what suits
+    # the served model (codreamer/llm/reply_cap.py): 192 for a model under 1B
+    # parameters on llama.cpp (`codreamer llm serve`), else DEFAULT_LLM_MAX_TOKENS.
+    llm_max_tokens: int | None = Field(
+        None, ge=16, le=32_768, validation_alias="CODREAMER_LLM_MAX_TOKENS"
+    )
     # The same bound for the llm judge's answers (a JSON object of short reasons).
     judge_max_tokens: int = Field(
         1024, ge=64, le=32_768, validation_alias="CODREAMER_JUDGE_MAX_TOKENS"

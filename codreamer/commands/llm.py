@@ -86,12 +86,10 @@ def serve_cmd(
     except CoDreamerError as exc:
         raise fail(str(exc)) from None
     typer.echo(f"serving {opts.model.name} at {base_url(opts)} (Ctrl-C stops)", err=True)
-    # A small model answering in prose writes until max_tokens: 192 keeps a turn to
-    # ~10 s on a busy 2-core CPU (1024, the default for hosted models, took 40-160 s),
-    # and a 2-iteration run on a 16-node graph to ~7 minutes (docs/learning.md).
+    # No CODREAMER_LLM_MAX_TOKENS to set: a client left without one asks this server
+    # what it serves and caps a small model's replies (codreamer/llm/reply_cap.py).
     typer.echo(
-        f"  OPENAI_BASE_URL={base_url(opts)} OPENAI_API_KEY=local CODREAMER_OPENAI_MODEL=local "
-        "CODREAMER_LLM_MAX_TOKENS=192",
+        f"  OPENAI_BASE_URL={base_url(opts)} OPENAI_API_KEY=local CODREAMER_OPENAI_MODEL=local",
         err=True,
     )
     stop = threading.Event()

@@ -150,7 +150,7 @@ class PromptTrainer:
         max_suggestions: int = 2,
         client: ChatClient | None = None,
         model: str | None = None,
-        max_tokens: int = 400,
+        max_tokens: int | None = 400,  # None: the client's
     ) -> None:
         self.n_exemplars = exemplars
         self.threshold = threshold
@@ -172,7 +172,7 @@ class PromptTrainer:
             exemplars=settings.prompt_exemplars,
             client=client,
             model=settings.openai_model,
-            max_tokens=min(400, settings.llm_max_tokens),
+            max_tokens=settings.llm_max_tokens,
         )
 
     # -- the Trainer protocol ----------------------------------------------------
@@ -278,7 +278,8 @@ class PromptTrainer:
                 model=self.model or "default",
                 temperature=0.0,
                 seed=self.iteration,
-                max_tokens=self.max_tokens,
+                # A suggestion is one instruction: 400 tokens at most.
+                max_tokens=min(400, self.max_tokens or self.client.max_tokens),
             )
         except LLMError:
             return None

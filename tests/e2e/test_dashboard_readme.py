@@ -22,7 +22,7 @@ from typing import Any
 import httpx
 import pytest
 from api_support import REPO
-from dashboard_support import PHONE, check_layout, click_generate, launch_browser
+from dashboard_support import PHONE, check_layout, click_generate, launch_browser, resize
 
 from web.testing import free_port
 
@@ -169,9 +169,8 @@ def test_readme_dashboard_section(browser: Any, tmp_path: Path) -> None:
         page.fill("#p-goal", scenario["goal"])
         generate_and_wait(page)
         assert scenario["prospect"]["name"].split()[0] in page.locator("#email-body").inner_text()
-        page.set_viewport_size({"width": PHONE[0], "height": PHONE[1]})
+        resize(page, *PHONE)
         page.wait_for_selector("svg.graph-svg g.node >> nth=15")
-        page.wait_for_timeout(500)
         check_layout(page, expect_nodes=16)
 
         # 5. A protected backend: sign in once, then one click.

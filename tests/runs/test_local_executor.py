@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from event_gate import EventGate
 
 from codreamer.api.schemas import LearnLoopRequest
 from codreamer.config import Settings
@@ -118,7 +119,10 @@ def test_queue_limits_cancel_and_resume(tmp_path: Path) -> None:
 
 
 def test_a_started_manager_runs_queued_runs_to_the_end(tmp_path: Path) -> None:
-    settings = _settings(tmp_path, max_concurrent_runs=2)
+    gate = EventGate()
+    # Every run shows its last event (written after its status) at the gate.
+    gate.hold(lambda _run, e: e["type"] == "run_finished")
+    settings = _settings(tmp_path, max_concurrent_runs=2, test_event_gate=gate.path)
     manager = LocalExecutor(settings)
     manager.start()
     try:
@@ -131,17 +135,16 @@ def test_a_started_manager_runs_queued_runs_to_the_end(tmp_path: Path) -> None:
                 run_id, lambda p=paths, s=store, k=seed: create_run(p, s, _config(seed=k))
             )
             ids.append(run_id)
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            statuses = [read_meta(manager.paths(r)).status for r in ids]
-            if all(s == "succeeded" for s in statuses):
-                break
-            assert "failed" not in statuses
-            time.sleep(0.1)
-        else:
-            raise AssertionError(statuses)
+        finished = []
+        for _ in ids:
+            held = gate.next_held(timeout=120)
+            finished.append(held.run_id)
+            held.release()
+        assert sorted(finished) == sorted(ids)
+        assert [read_meta(manager.paths(r)).status for r in ids] == ["succeeded"] * 3
     finally:
         manager.shutdown()
+        gate.close()
 
 
 def test_request_bounds_are_the_run_spec_s() -> None:

@@ -286,6 +286,9 @@ function render() {
     renderGraph($('graph-view'), shown.latest, graph);
     renderChart($('chart-view'), points);
     renderRewardTable($('reward-table'), points);
+    // The size the graph and chart were last laid out for: tests wait for it after a
+    // resize (the re-layout comes 150 ms later) instead of sleeping.
+    document.documentElement.dataset.laidOut = `${window.innerWidth}x${window.innerHeight}`;
   }
   $('dreaming').hidden = !dreaming;
   setShownEmail(shown.latest, v.mock ? null : runFor(shown.latest ? shown.latest.run_id : null), v.mock);

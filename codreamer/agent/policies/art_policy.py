@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from codreamer.agent.policies.openai_policy import OpenAIPolicy
+from codreamer.config import DEFAULT_LLM_MAX_TOKENS
 from codreamer.llm.aio import run_sync
 from codreamer.llm.art_loader import load_art, make_backend
 from codreamer.llm.client import ChatClient
@@ -88,7 +89,7 @@ class ArtPolicy(OpenAIPolicy):
             temperature=settings.llm_temperature,
             concurrency=settings.llm_concurrency,
             max_retries=settings.llm_max_retries,
-            max_tokens=settings.llm_max_tokens,
+            max_tokens=settings.llm_max_tokens or DEFAULT_LLM_MAX_TOKENS,
             prompt=prompt,
         )
 

@@ -19,7 +19,8 @@ happens:
     was gathered (the trajectory keeps what the model actually sent);
   * citations of unknown nodes -> kept; the judge sees and scores them;
   * a runaway answer -> every request carries `max_tokens`
-    (CODREAMER_LLM_MAX_TOKENS), so one reply cannot fill the context;
+    (CODREAMER_LLM_MAX_TOKENS, or what suits the served model), so one reply
+    cannot fill the context;
   * timeouts, 429, 5xx -> bounded retries in the client; after that the
     rollout fails with PolicyError (a dead endpoint must not pass for a model).
 
@@ -96,7 +97,7 @@ class OpenAIPolicy(PolicyBase):
         temperature: float = 1.0,
         logprobs: bool = True,
         concurrency: int = 4,
-        max_tokens: int = 1024,
+        max_tokens: int | None = None,  # None: the client's (see llm/reply_cap.py)
         prompt: Prompt | None = None,
     ) -> None:
         self.store = store
