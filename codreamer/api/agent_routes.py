@@ -19,7 +19,7 @@ from codreamer.api.routes import ERRORS, key_dependency
 from codreamer.api.stream import SlotStream, StreamSlots, event_stream, parse_last_event_id
 from codreamer.config import Settings
 from codreamer.errors import RequestShapeError, UnsupportedMediaTypeError
-from codreamer.leads import Lead, LeadProblem, parse_csv
+from codreamer.leads import Lead, LeadProblem, decode_text, parse_csv
 from codreamer.leads import parse_json as leads_of_json
 from codreamer.models import Sender
 from codreamer.runs.agent_views import list_agents, show_agent
@@ -64,13 +64,6 @@ def _content_type(request: Request) -> str:
     return value
 
 
-def _text(data: bytes) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise RequestShapeError("body", f"is not UTF-8 (byte {exc.start})") from None
-
-
 def _leads(
     ctype: str, data: bytes
 ) -> tuple[list[Lead], list[LeadProblem], str | None, Sender | None]:
@@ -78,7 +71,7 @@ def _leads(
     sender: Sender | None = None
     try:
         if ctype == "text/csv":
-            leads, problems = parse_csv(_text(data))
+            leads, problems = parse_csv(decode_text(data))
             return leads, problems, None, None
         body = parse_json(data)
         items = body
@@ -203,9 +196,10 @@ async def post_outcomes(name: str, request: Request) -> dict[str, Any]:
     ctype = (request.headers.get("content-type") or "").split(";")[0].strip().lower()
     if ctype != "text/csv":
         raise UnsupportedMediaTypeError(f"Content-Type {ctype or 'missing'!r}: send text/csv")
-    text = _text(await request.body())
+    data = await request.body()
     results_dir = _settings(request).results_dir
     try:
+        text = decode_text(data)
         return await anyio.to_thread.run_sync(import_outcomes, results_dir, name, text)
     except ValueError as exc:
         raise RequestShapeError("body", str(exc)[:300]) from None

@@ -86,22 +86,22 @@ def write_cmd(
     Rows that are not leads are reported by row number; the others are written."""
     from codreamer.config import get_settings
     from codreamer.errors import CoDreamerError
-    from codreamer.leads import parse_csv, parse_json, to_csv
+    from codreamer.leads import decode_text, parse_csv, parse_json, to_csv
     from codreamer.loaders import load_graph
     from codreamer.loop.write import AgentWriter, csv_rows
 
     settings = get_settings()
     try:
-        text = leads.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise fail(f"cannot read {leads}: {exc}", 2) from None
+        data = leads.read_bytes()
+    except OSError as exc:
+        raise fail(f"cannot read {leads}: {exc.strerror or exc}", 2) from None
     try:
         if leads.suffix.lower() == ".json":
-            parsed, problems = parse_json(json.loads(text))
+            parsed, problems = parse_json(json.loads(data.decode("utf-8-sig")))
         else:
-            parsed, problems = parse_csv(text)
-    except ValueError as exc:  # json.JSONDecodeError is one
-        raise fail(f"{leads}: {exc}", 2) from None
+            parsed, problems = parse_csv(decode_text(data))
+    except ValueError as exc:  # json.JSONDecodeError and UnicodeDecodeError are
+        raise fail(f"{leads}: {str(exc)[:300]}", 2) from None
     try:
         store = load_graph(graph, settings.max_graph_nodes) if graph else None
         writer = AgentWriter(settings.results_dir, agent, settings, graph=store, goal=goal)
@@ -139,11 +139,12 @@ def import_outcomes_cmd(
     email_key or by the lead's email address; the agent's next run mixes them in."""
     from codreamer.config import get_settings
     from codreamer.errors import CoDreamerError
+    from codreamer.leads import decode_text
     from codreamer.runs.feedback_import import import_outcomes
 
     settings = get_settings()
     try:
-        report = import_outcomes(settings.results_dir, name, csv_file.read_text("utf-8-sig"))
+        report = import_outcomes(settings.results_dir, name, decode_text(csv_file.read_bytes()))
     except (CoDreamerError, ValueError, OSError) as exc:
         raise fail(str(exc), 2) from None
     print(json.dumps(report, ensure_ascii=False))

@@ -11,7 +11,7 @@ from typing import Any
 
 from codreamer.errors import AgentNotFoundError
 from codreamer.judge.feedback import OUTCOME_VALUES, FeedbackEvent
-from codreamer.leads import field_of, reduce_header
+from codreamer.leads import field_of, reduce_header, sniff_delimiter
 from codreamer.store.agents import AgentPaths, logged_emails
 from codreamer.store.feedback import append_feedback
 
@@ -50,8 +50,9 @@ def import_outcomes(results_dir: Path, name: str, text: str) -> dict[str, Any]:
     text = text.lstrip("\ufeff")
     if not text.strip():
         raise ValueError("the CSV is empty: expected a header and one row per outcome")
-    first = text.splitlines()[0]
-    reader = csv.DictReader(io.StringIO(text), delimiter=max(",;\t", key=first.count))
+    reader = csv.DictReader(
+        io.StringIO(text, newline=""), delimiter=sniff_delimiter(text.splitlines()[0])
+    )
     header = reader.fieldnames or []
     col = {h: _column(h) for h in header}
     if "outcome" not in col.values():
