@@ -8,18 +8,18 @@ or as `application/json`; anything else is a 415.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import anyio
 from fastapi import APIRouter, Depends, Header, Query, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from sse_starlette import EventSourceResponse
 
 from codreamer.api.routes import ERRORS, key_dependency
 from codreamer.api.stream import SlotStream, StreamSlots, event_stream, parse_last_event_id
 from codreamer.config import Settings
-from codreamer.errors import RequestShapeError, UnsupportedMediaTypeError
-from codreamer.leads import Lead, LeadProblem, decode_text, parse_csv
+from codreamer.errors import RequestShapeError, RunStateError, UnsupportedMediaTypeError
+from codreamer.leads import Lead, LeadProblem, decode_text, parse_csv, to_csv
 from codreamer.leads import parse_json as leads_of_json
 from codreamer.models import Sender
 from codreamer.runs.agent_views import list_agents, show_agent
@@ -30,6 +30,34 @@ from codreamer.store.agents import AgentPaths, job_paths
 
 agents_router = APIRouter(dependencies=[Depends(key_dependency)], tags=["agents"])
 BODY_TYPES = ("application/json", "text/csv")
+OutFormat = Annotated[
+    Literal["json", "csv"] | None,
+    Query(description="csv: the emails as CSV, the input's columns first (also: Accept: text/csv)"),
+]
+SKIPPED_HEADER_ROWS = 100  # row numbers listed in a CSV answer's header, at most
+
+
+def _wants_csv(request: Request, out_format: str | None) -> bool:
+    if out_format is not None:
+        return out_format == "csv"
+    accept = (request.headers.get("accept") or "").lower()
+    return "text/csv" in accept and "application/json" not in accept
+
+
+def _csv_answer(
+    results: list[dict[str, Any]], skipped_rows: list[int], skipped: int, name: str
+) -> Response:
+    """The emails as a CRM imports them back: the input's columns, then the email's.
+    Rows that were not leads are named in a header (the body has only emails)."""
+    from codreamer.loop.write import csv_rows
+
+    shown = ",".join(str(r) for r in skipped_rows[:SKIPPED_HEADER_ROWS])
+    headers = {
+        "Content-Disposition": f'attachment; filename="{name}-emails.csv"',
+        "X-Skipped-Count": str(skipped),
+        "X-Skipped-Rows": shown + (",..." if skipped > SKIPPED_HEADER_ROWS else ""),
+    }
+    return Response(to_csv(csv_rows(results)), media_type="text/csv", headers=headers)
 
 
 def _settings(request: Request) -> Settings:
@@ -95,12 +123,14 @@ async def write_emails(
     name: str,
     request: Request,
     goal: Annotated[str | None, Query(max_length=500)] = None,
-) -> JSONResponse:
+    out_format: Annotated[OutFormat, Query(alias="format")] = None,
+) -> Response:
     """Body: a JSON list of prospects (or `{"leads": [...], "goal": "...", "sender":
     {...}}`), or a CSV export (`Content-Type: text/csv`; First Name, Last Name, Email,
     Title, Company, Industry, Notes whatever their case and spacing; other columns are
     passed through). Up to 100 leads: 200 with every email (subject, body, citations),
-    its reward, the judge's reasons and its `email_key`. More: 202 with a job to follow
+    its reward, the judge's reasons and its `email_key` (`?format=csv` or `Accept:
+    text/csv`: as CSV, the input's columns first). More: 202 with a job to follow
     (`status_url`, `events_url`). Rows that are not leads are listed by row number."""
     from codreamer.loop.write import AgentWriter
 
@@ -119,6 +149,8 @@ async def write_emails(
     skipped = [p.as_dict() for p in problems[:100]]
     if len(leads) <= SMALL_BATCH:
         results = await anyio.to_thread.run_sync(writer.write, leads)
+        if _wants_csv(request, out_format):
+            return _csv_answer(results, [p.row for p in problems], len(problems), name)
         return JSONResponse(
             {
                 "agent": name,
@@ -149,14 +181,26 @@ async def write_emails(
 
 
 @agents_router.get("/agents/{name}/jobs/{job_id}", responses=ERRORS, summary="A write job")
-def get_job(name: str, job_id: str, request: Request) -> dict[str, Any]:
-    """Status and progress; once succeeded, every email."""
+def get_job(
+    name: str,
+    job_id: str,
+    request: Request,
+    out_format: Annotated[OutFormat, Query(alias="format")] = None,
+) -> Any:
+    """Status and progress; once succeeded, every email (`?format=csv`: as CSV; 409
+    before the job has succeeded)."""
     paths = job_paths(AgentPaths(_settings(request).results_dir, name), job_id)
     if not paths.meta.exists():
         from codreamer.errors import JobNotFoundError
 
         raise JobNotFoundError(job_id)
-    return job_view(paths)
+    view = job_view(paths)
+    if not _wants_csv(request, out_format):
+        return view
+    if view["emails"] is None:
+        raise RunStateError(f"job {job_id} is {view['status']}: its emails are not written yet")
+    rows = [p["row"] for p in view.get("problems") or []]
+    return _csv_answer(view["emails"], rows, int(view.get("skipped") or 0), name)
 
 
 @agents_router.get(

@@ -15,6 +15,8 @@ Runs are held at an exact event (codreamer/store/gate.py) to be killed there.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -95,6 +97,20 @@ def test_written_with_and_continued_after_a_restart(tmp_path: Path) -> None:
         assert "Mei" in mei["email"]["body"].splitlines()[0]
         assert all(e["email_key"].startswith("sha256:") for e in out["emails"])
 
+        # The same, answered as CSV for the CRM to import back: its columns, then ours.
+        r = httpx.post(
+            f"{api.url}/agents/crm/emails?format=csv",
+            content=HUBSPOT_CSV.encode(),
+            headers={"Content-Type": "text/csv"},
+            timeout=60,
+        )
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/csv")
+        assert (r.headers["x-skipped-count"], r.headers["x-skipped-rows"]) == ("1", "4")
+        rows = list(csv.DictReader(io.StringIO(r.text)))
+        assert list(rows[0])[:8] == HUBSPOT_CSV[1:].split("\r\n")[0].split(",")
+        assert [x["email_key"] for x in rows] == [dana["email_key"], mei["email_key"]]
+        assert rows[1]["Lifecycle Stage"] == "customer\r\nsince 2023"
+
         leads = [{"Full Name": f"Lead {i}", "Title": "COO", "Account": f"Co {i}"}
                  for i in range(120)]  # fmt: skip
         r = httpx.post(f"{api.url}/agents/crm/emails", json=leads, timeout=30)
@@ -104,6 +120,10 @@ def test_written_with_and_continued_after_a_restart(tmp_path: Path) -> None:
         job = httpx.get(api.url + r.json()["status_url"], timeout=30).json()
         assert job["agent_version"] == 1 and len(job["emails"]) == 120
         assert all(e["email_key"].startswith("sha256:") for e in job["emails"])
+        as_csv = httpx.get(api.url + r.json()["status_url"], headers={"Accept": "text/csv"})
+        rows = list(csv.DictReader(io.StringIO(as_csv.text)))
+        assert len(rows) == 120 and rows[119]["Full Name"] == "Lead 119"
+        assert rows[0]["email_key"] == job["emails"][0]["email_key"]
 
         second = run_to_end(api, {"agent": "crm", "iterations": 1})
         assert second["started_from"] == 1 and second["agent_version"] == 2
