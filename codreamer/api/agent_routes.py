@@ -29,7 +29,10 @@ from codreamer.safe_json import parse_json
 from codreamer.store.agents import AgentPaths, job_paths
 
 agents_router = APIRouter(dependencies=[Depends(key_dependency)], tags=["agents"])
-BODY_TYPES = ("application/json", "text/csv")
+# What a CSV file is sent as: Windows browsers and tools label .csv files as Excel's.
+# None is CORS-safelisted, so a foreign page still cannot send one without a preflight.
+CSV_TYPES = ("text/csv", "application/csv", "application/vnd.ms-excel")
+BODY_TYPES = ("application/json", *CSV_TYPES)
 OutFormat = Annotated[
     Literal["json", "csv"] | None,
     Query(description="csv: the emails as CSV, the input's columns first (also: Accept: text/csv)"),
@@ -98,7 +101,7 @@ def _leads(
     goal: str | None = None
     sender: Sender | None = None
     try:
-        if ctype == "text/csv":
+        if ctype in CSV_TYPES:
             leads, problems = parse_csv(decode_text(data))
             return leads, problems, None, None
         body = parse_json(data)
@@ -238,7 +241,7 @@ async def post_outcomes(name: str, request: Request) -> dict[str, Any]:
     mixes them into its rewards. Rows that match nothing are listed by row number."""
     AgentPaths(_settings(request).results_dir, name)
     ctype = (request.headers.get("content-type") or "").split(";")[0].strip().lower()
-    if ctype != "text/csv":
+    if ctype not in CSV_TYPES:
         raise UnsupportedMediaTypeError(f"Content-Type {ctype or 'missing'!r}: send text/csv")
     data = await request.body()
     results_dir = _settings(request).results_dir

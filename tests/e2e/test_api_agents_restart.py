@@ -111,6 +111,20 @@ def test_written_with_and_continued_after_a_restart(tmp_path: Path) -> None:
         assert [x["email_key"] for x in rows] == [dana["email_key"], mei["email_key"]]
         assert rows[1]["Lifecycle Stage"] == "customer\r\nsince 2023"
 
+        # Saved by Excel on Windows and uploaded as such: Windows-1252, Excel's type.
+        excel = "Full Name;Company Name;Notes\r\nJosé Müller;Café Zürich;“late” pallets\r\n"
+        r = httpx.post(
+            f"{api.url}/agents/crm/emails",
+            content=excel.encode("cp1252"),
+            headers={"Content-Type": "application/vnd.ms-excel"},
+            timeout=60,
+        )
+        assert r.status_code == 200, r.text
+        (jose,) = r.json()["emails"]
+        assert jose["lead"] == {"Full Name": "José Müller", "Company Name": "Café Zürich",
+                                "Notes": "“late” pallets"}  # fmt: skip
+        assert "José" in jose["email"]["body"].splitlines()[0]
+
         leads = [{"Full Name": f"Lead {i}", "Title": "COO", "Account": f"Co {i}"}
                  for i in range(120)]  # fmt: skip
         r = httpx.post(f"{api.url}/agents/crm/emails", json=leads, timeout=30)
