@@ -170,7 +170,8 @@ def test_write_refuses_clearly(cli: Cli) -> None:
 
 
 def test_outcomes_by_lead_email_then_continue_the_agent(cli: Cli) -> None:
-    # Mei was written for above; outcomes name her by her address.
+    # Written for Mei, then outcomes name her by her address.
+    assert cli("write", "--agent", "crm", "--leads", "leads.csv").returncode == 0
     outcomes = cli.home / "outcomes.csv"
     outcomes.write_text("Person - Email - Work;Status\nmei@coldchain.co;Meeting booked\n"
                         "ghost@example.com;replied\nmei@coldchain.co;teleported\n")  # fmt: skip
