@@ -39,8 +39,9 @@ def agents_list_cmd(
     for a in agents:
         busy = f"  (continued by {a['busy_with']})" if a["busy_with"] else ""
         reward = "-" if a["final_reward"] is None else f"{a['final_reward']:.3f}"
+        version = "-" if a["latest_version"] is None else f"v{a['latest_version']}"
         print(
-            f"{a['name']:<24} v{a['latest_version']:<4} {a['policy'] or '-':<9} "
+            f"{a['name']:<24} {version:<5} {a['policy'] or '-':<9} "
             f"reward {reward}  runs {a['runs']}  {a['updated_at'] or ''}{busy}"
         )
 

@@ -8,6 +8,8 @@ worker` processes and two `codreamer api` replicas sharing one results directory
 - The first worker is stopped and another started: the second run continues the agent
   on that worker, from v1, and records v2, whose lineage names both runs.
 - Either replica then writes for leads with v2.
+
+While its first run goes on, the agent is listed with no version, busy with that run.
 """
 
 from __future__ import annotations
@@ -69,6 +71,11 @@ def test_an_agent_continued_on_another_worker(tmp_path: Path) -> None:
         assert r.status_code == 409, r.text
         assert first["run_id"] in r.text and "cel" in r.text
         assert len(list((results / "runs").iterdir())) == 1  # nothing half-started
+        # Being made: listed with no version yet, and who is making it.
+        making = httpx.get(f"{b.url}/agents/cel", timeout=10).json()
+        assert making["latest_version"] is None and making["busy_with"] == first["run_id"]
+        listed = httpx.get(f"{b.url}/agents", timeout=10).json()["agents"]
+        assert [(x["name"], x["busy_with"]) for x in listed] == [("cel", first["run_id"])]
         held.release()
         follow(a.url + first["events_url"])
         done = a.status(first["run_id"])
