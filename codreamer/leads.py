@@ -7,8 +7,8 @@ table of synonyms. CRMs that export several records at once prefix a column with
 record ("Person - Name", "Organization - Name", "Contact: Full Name", "Deal - Title"
 in Pipedrive and Salesforce reports): a person's prefix is dropped, an organisation's
 name or industry is the company's, and any other record's column (a deal's title is
-not a job title) is passed through. When two columns mean the same field (a work and
-a home email), the first that is not empty is used.
+not a job title) is passed through. When several columns mean the same field (a work
+and a home email), the non-empty one whose header is the most specific is used.
 
 Columns that are not recognised are kept as they are and passed through to the
 output. A row that cannot be a lead (no name, no email address in its email column,
@@ -30,34 +30,37 @@ from typing import Any
 
 from codreamer.models import Prospect
 
-# Field -> the headers (reduced: lower-case letters and digits only) that mean it.
-# Seen in HubSpot, Salesforce (UI, reports and Data Export), Pipedrive, Zoho,
+# Field -> the headers (reduced: lower-case letters and digits only) that mean it,
+# the most specific first: when several columns of a file mean one field, the first
+# of them here that is not empty wins (a person's full name over a Close "Lead Name",
+# which is the company's; a work email over a home one; a job title over a headline).
+# Seen in HubSpot, Salesforce (UI, reports and Data Export), Pipedrive, Zoho, Close,
 # Dynamics, Apollo and LinkedIn exports.
 ALIASES: dict[str, tuple[str, ...]] = {
-    "first_name": ("firstname", "first", "givenname", "forename", "fname"),
-    "last_name": ("lastname", "last", "surname", "familyname", "lname"),
-    "name": ("name", "fullname", "contactname", "contact", "leadname", "prospectname",
-             "personname", "displayname"),
+    "first_name": ("firstname", "givenname", "forename", "fname", "first"),
+    "last_name": ("lastname", "surname", "familyname", "lname", "last"),
+    "name": ("fullname", "name", "contactname", "personname", "displayname", "prospectname",
+             "contact", "leadname"),
     "email": (
-        "email", "emailaddress", "email1", "workemail", "businessemail", "primaryemail",
-        "mail", "emailwork", "emailhome", "emailother", "emailoffice", "emailprimary",
-        "emailaddresswork", "officeemail",
+        "email", "emailaddress", "workemail", "businessemail", "emailwork", "primaryemail",
+        "emailprimary", "officeemail", "emailoffice", "emailaddresswork", "email1", "mail",
+        "emailother", "emailhome",
     ),
-    "title": ("title", "jobtitle", "position", "role", "jobrole", "designation",
-              "jobposition", "jobfunction", "headline"),
+    "title": ("jobtitle", "title", "designation", "position", "jobposition", "role",
+              "jobrole", "headline"),
     "company": (
-        "company", "companyname", "account", "accountname", "organization", "organisation",
-        "organizationname", "organisationname", "employer", "business", "companyaccount",
-        "associatedcompany", "currentcompany", "org", "orgname",
+        "companyname", "company", "accountname", "account", "organizationname",
+        "organisationname", "organization", "organisation", "companyaccount", "orgname",
+        "org", "currentcompany", "associatedcompany", "employer", "business",
     ),
-    "industry": ("industry", "sector", "vertical", "companyindustry", "industrytype",
-                 "accountindustry", "organizationindustry", "organisationindustry"),
+    "industry": ("industry", "companyindustry", "accountindustry", "organizationindustry",
+                 "organisationindustry", "industrytype", "sector", "vertical"),
     "notes": (
-        "notes", "note", "description", "comments", "comment", "about", "context",
-        "leadnotes", "background", "notecontent", "remarks",
+        "notes", "note", "leadnotes", "notecontent", "description", "comments", "comment",
+        "remarks", "about", "context", "background",
     ),
-    "tech_stack": ("techstack", "technologies", "technology", "tools", "stack"),
-    "lead_id": ("id", "leadid", "contactid", "recordid", "prospectid", "personid"),
+    "tech_stack": ("techstack", "technologies", "technology", "stack", "tools"),
+    "lead_id": ("id", "recordid", "leadid", "contactid", "prospectid", "personid"),
 }  # fmt: skip
 # Record prefixes of multi-record exports: a person's columns are the lead's; of an
 # organisation's, only its name and industry are (its id, owner or address are not);
@@ -66,6 +69,7 @@ PERSON_PREFIXES = ("person", "contact", "lead", "prospect", "people")
 ORG_PREFIXES = ("organization", "organisation", "account", "company", "org")
 ORG_FIELDS = {"name": "company", "industry": "industry", "sector": "industry"}
 _LOOKUP = {alias: f for f, aliases in ALIASES.items() for alias in aliases}
+_RANK = {alias: i for aliases in ALIASES.values() for i, alias in enumerate(aliases)}
 MAX_LEADS = 5000
 MAX_FIELD_CHARS = 4000
 MAX_CELLS = 500
@@ -80,24 +84,45 @@ def reduce_header(header: str) -> str:
 
 def field_of(header: str) -> str | None:
     """The lead field a column header means, or None (a column passed through)."""
+    found = recognise(header)
+    return found[0] if found else None
+
+
+def recognise(header: str) -> tuple[str, int] | None:
+    """(field, rank) of a column header: the rank is its alias's place in ALIASES, so
+    of two columns meaning one field the more specific is preferred."""
     reduced = reduce_header(header)
     if reduced in _LOOKUP:
-        return _LOOKUP[reduced]
+        return _LOOKUP[reduced], _RANK[reduced]
     # "Person - Email - Work", "Contact: Full Name", "Lead.Email": a record's column.
     parts = _RECORD_SEP.split(header.strip(), maxsplit=1)
     if len(parts) == 2:
         record, rest = reduce_header(parts[0]), reduce_header(parts[1])
-        if record in PERSON_PREFIXES:
-            return _LOOKUP.get(rest)
+        if record in PERSON_PREFIXES and rest in _LOOKUP:
+            return _LOOKUP[rest], _RANK[rest]
         if record in ORG_PREFIXES:  # "Account: Account Name" is the company's name too
             meant = ORG_FIELDS.get(rest) or _LOOKUP.get(rest)
-            return meant if meant in ("company", "industry") else None
+            return (meant, 0) if meant in ("company", "industry") else None
         return None  # a deal's, an activity's...: not the lead's
     # "ContactEmail", "LeadFirstName": a person's prefix run into the field's name.
     for prefix in PERSON_PREFIXES:
-        if reduced.startswith(prefix) and reduced[len(prefix) :] in _LOOKUP:
-            return _LOOKUP[reduced[len(prefix) :]]
+        rest = reduced[len(prefix) :]
+        if reduced.startswith(prefix) and rest in _LOOKUP:
+            return _LOOKUP[rest], _RANK[rest]
     return None
+
+
+def pick_fields(cells: list[tuple[tuple[str, int] | None, Any]]) -> dict[str, Any]:
+    """Each field's value from (recognised header, cell) pairs in column order: the
+    non-empty cell of the best-ranked header (then the leftmost)."""
+    best: dict[str, tuple[int, Any]] = {}
+    for found, value in cells:
+        if found is None or value is None or not str(value).strip():
+            continue
+        f, rank = found
+        if f not in best or rank < best[f][0]:
+            best[f] = (rank, value)
+    return {f: v for f, (_, v) in best.items()}
 
 
 def first_address(cell: str) -> str | None:
@@ -218,9 +243,9 @@ def parse_csv(text: str, max_leads: int = MAX_LEADS) -> tuple[list[Lead], list[L
         raise ValueError(f"row 1: not CSV ({exc})") from None
     if len(given) > MAX_CELLS:
         raise ValueError(f"row 1 has {len(given):,} columns (at most {MAX_CELLS})")
-    fields = [field_of(h) for h in given]
+    found = [recognise(h) for h in given]
     header = unique_headers(given)
-    if not any(f in ("name", "first_name", "last_name") for f in fields):
+    if not any(f and f[0] in ("name", "first_name", "last_name") for f in found):
         shown = ", ".join(repr(h[:40]) for h in header[:12])
         more = f" and {len(header) - 12} more" if len(header) > 12 else ""
         raise ValueError(
@@ -255,10 +280,7 @@ def parse_csv(text: str, max_leads: int = MAX_LEADS) -> tuple[list[Lead], list[L
             )
             continue
         columns = {h: (cells[i] if i < len(cells) else "") for i, h in enumerate(header)}
-        values: dict[str, Any] = {}
-        for h, f in zip(header, fields, strict=True):
-            if f and not str(values.get(f) or "").strip():  # the first that is not empty
-                values[f] = columns[h]
+        values = pick_fields([(f, columns[h]) for h, f in zip(header, found, strict=True)])
         try:
             leads.append(lead_from_fields(row_no, values, columns))
         except ValueError as exc:
@@ -279,11 +301,9 @@ def parse_json(items: Any, max_leads: int = MAX_LEADS) -> tuple[list[Lead], list
         if not isinstance(item, dict):
             problems.append(LeadProblem(i, f"expected an object, got {type(item).__name__}"))
             continue
-        values: dict[str, Any] = {}
-        for key, v in item.items():
-            f = field_of(str(key))
-            if f and v is not None and not str(values.get(f) or "").strip():
-                values[f] = v if f == "tech_stack" and isinstance(v, list) else str(v)
+        values = pick_fields([(recognise(str(k)), v) for k, v in item.items()])
+        values = {f: v if f == "tech_stack" and isinstance(v, list) else str(v)
+                  for f, v in values.items()}  # fmt: skip
         try:
             leads.append(lead_from_fields(i, values, dict(item)))
         except ValueError as exc:

@@ -170,3 +170,19 @@ def test_json_rows_keyed_as_a_crm_export() -> None:
     assert leads[0].prospect.company == "Vinhos" and leads[0].prospect.title is None
     assert leads[0].columns["Deal - Title"] == "X"
     assert [(p.row, p.error[:7]) for p in problems] == [(2, "no name"), (3, "expecte")]
+
+
+def test_the_most_specific_of_several_columns_wins() -> None:
+    # Close: a "lead" is the company, its contacts are the people; HubSpot's "Job
+    # function" is a department, never a title; LinkedIn's headline is a last resort.
+    close = (
+        "lead_name,contact_name,contact_title,Job function,Headline,Home Email,Email\n"
+        "Osei Fresh,Amara Osei,COO,Operations,Fresh food at scale,a@home.net,amara@osei.co\n"
+        "Osei Fresh,Kofi Osei,,Finance,CFO at Osei Fresh,,\n"
+    )
+    (amara, kofi), problems = parse_csv(close.replace("Home Email", "Email - Home"))
+    assert problems == []
+    assert (amara.prospect.name, amara.prospect.title) == ("Amara Osei", "COO")
+    assert amara.prospect.email == "amara@osei.co"  # the work address, though it is last
+    assert (kofi.prospect.name, kofi.prospect.title) == ("Kofi Osei", "CFO at Osei Fresh")
+    assert amara.columns["Job function"] == "Operations" and field_of("Job function") is None
