@@ -218,6 +218,16 @@ def sniff_delimiter(header_line: str) -> str:
     return best if counts[best] else ","
 
 
+def csv_problem(exc: csv.Error, delimiter: str) -> str:
+    """What a csv.Error means for the person who exported the file."""
+    text = str(exc)
+    if "unexpected end of data" in text:
+        return "a quoted cell is never closed: the rest of the file was read into it"
+    if "expected after" in text:
+        return f"text after a cell's closing quote (put it inside the quotes, before {delimiter!r})"
+    return f"not CSV ({text[:120]})"
+
+
 def unique_headers(header: list[str]) -> list[str]:
     """Column names as given; a repeated one gets " (2)", " (3)"... so none is lost."""
     seen: dict[str, int] = {}
@@ -236,7 +246,8 @@ def parse_csv(text: str, max_leads: int = MAX_LEADS) -> tuple[list[Lead], list[L
         raise ValueError("the CSV is empty: expected a header row and one row per lead")
     # newline="": the csv module sees CRLF, LF and lone CR line ends as they are.
     delimiter = sniff_delimiter(text.splitlines()[0])
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    # strict: a stray quote is reported on its row, never read silently as text.
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     try:
         given = [h.strip() for h in next(reader)]
     except csv.Error as exc:
@@ -262,7 +273,7 @@ def parse_csv(text: str, max_leads: int = MAX_LEADS) -> tuple[list[Lead], list[L
             break
         except csv.Error as exc:
             row_no += 1
-            problems.append(LeadProblem(row_no, f"not CSV ({exc})"))
+            problems.append(LeadProblem(row_no, csv_problem(exc, delimiter)))
             continue
         row_no += 1
         if not any(c.strip() for c in cells):

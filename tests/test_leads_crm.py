@@ -186,3 +186,12 @@ def test_the_most_specific_of_several_columns_wins() -> None:
     assert amara.prospect.email == "amara@osei.co"  # the work address, though it is last
     assert (kofi.prospect.name, kofi.prospect.title) == ("Kofi Osei", "CFO at Osei Fresh")
     assert amara.columns["Job function"] == "Operations" and field_of("Job function") is None
+
+
+def test_stray_quotes_are_reported_on_their_row() -> None:
+    text = 'Name,Company\n"Acme" Inc,x\nB,y\n"unterminated,z\nC,w\n'
+    leads, problems = parse_csv(text)
+    assert [lead.prospect.name for lead in leads] == ["B"]
+    assert [p.row for p in problems] == [2, 4]
+    assert problems[0].error.startswith("text after a cell's closing quote")
+    assert problems[1].error.startswith("a quoted cell is never closed")

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 import anyio
 from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.responses import JSONResponse, Response
+from pydantic import ValidationError
 from sse_starlette import EventSourceResponse
 
 from codreamer.api.routes import ERRORS, key_dependency
@@ -95,6 +96,10 @@ def _content_type(request: Request) -> str:
     return value
 
 
+BODY_KEYS = ("leads", "goal", "sender")
+MAX_GOAL_CHARS = 500
+
+
 def _leads(
     ctype: str, data: bytes
 ) -> tuple[list[Lead], list[LeadProblem], str | None, Sender | None]:
@@ -107,14 +112,30 @@ def _leads(
         body = parse_json(data)
         items = body
         if isinstance(body, dict):
-            items = body.get("leads")
-            goal = body.get("goal") if isinstance(body.get("goal"), str) else None
+            _check_body_keys(body)
+            items = body["leads"]
+            goal = body.get("goal")
+            if goal is not None and (not isinstance(goal, str) or len(goal) > MAX_GOAL_CHARS):
+                raise RequestShapeError("goal", f"expected text, at most {MAX_GOAL_CHARS} chars")
             if body.get("sender") is not None:
                 sender = Sender.model_validate(body["sender"])
         leads, problems = leads_of_json(items)
-    except ValueError as exc:  # pydantic's ValidationError is one
+    except ValidationError as exc:  # the sender: name the field at fault
+        first = exc.errors()[0]
+        where = ".".join(["sender", *(str(x) for x in first["loc"])])
+        raise RequestShapeError(where, str(first["msg"])[:200]) from None
+    except ValueError as exc:
         raise RequestShapeError("body", str(exc).splitlines()[0][:300]) from None
     return leads, problems, goal, sender
+
+
+def _check_body_keys(body: dict[str, Any]) -> None:
+    unknown = [str(k)[:40] for k in body if k not in BODY_KEYS]
+    if "leads" not in body or unknown:
+        what = f"unknown key(s) {', '.join(map(repr, unknown[:5]))}; " if unknown else ""
+        raise RequestShapeError(
+            "body", f'{what}expected {{"leads": [...], "goal": "...", "sender": {{...}}}}'
+        )
 
 
 @agents_router.post(

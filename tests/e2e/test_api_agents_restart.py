@@ -111,6 +111,16 @@ def test_written_with_and_continued_after_a_restart(tmp_path: Path) -> None:
         assert [x["email_key"] for x in rows] == [dana["email_key"], mei["email_key"]]
         assert rows[1]["Lifecycle Stage"] == "customer\r\nsince 2023"
 
+        # A body of the wrong shape names what is wrong, and writes nothing.
+        for body, where, says in [
+            ({"prospects": [{"name": "A"}]}, "body", "unknown key(s) 'prospects'"),
+            ({"leads": [{"name": "A"}], "goal": 5}, "goal", "expected text"),
+            ({"leads": [], "sender": {"name": "Zoe", "bogus": 1}}, "sender.bogus", "Extra"),
+        ]:
+            r = httpx.post(f"{api.url}/agents/crm/emails", json=body, timeout=10)
+            assert r.status_code == 422, r.text
+            assert r.json()["problems"][0]["where"] == where and says in r.text
+
         # Saved by Excel on Windows and uploaded as such: Windows-1252, Excel's type.
         excel = "Full Name;Company Name;Notes\r\nJosé Müller;Café Zürich;“late” pallets\r\n"
         r = httpx.post(
