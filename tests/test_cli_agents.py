@@ -163,6 +163,13 @@ def test_write_refuses_clearly(cli: Cli) -> None:
     (cli.home / "nameless.csv").write_text("Owner,Stage\nAnn,lead\n")
     r = cli("write", "--agent", "crm", "--leads", "nameless.csv")
     assert r.returncode == 2 and "no name column" in r.stderr and "'Owner'" in r.stderr
+    # Every row bad: the first 100 listed, the rest counted, and exit 1.
+    (cli.home / "bad-rows.csv").write_text("Name,Email\n" + "X,not-an-address\n" * 150)
+    r = cli("write", "--agent", "crm", "--leads", "bad-rows.csv", "-o", "none.csv")
+    assert r.returncode == 1
+    lines = r.stderr.strip().splitlines()
+    assert sum(": row " in ln for ln in lines) == 100 and "row 101:" in r.stderr
+    assert "50 more rows skipped" in r.stderr and "0 emails written" in r.stderr
     (cli.home / "broken.json").write_text('[{"name": "A"')
     r = cli("write", "--agent", "crm", "--leads", "broken.json")
     assert r.returncode == 2 and "broken.json" in r.stderr

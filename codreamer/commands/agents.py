@@ -13,6 +13,8 @@ import typer
 
 from codreamer.commands.common import GraphOpt, cli_command, fail
 
+MAX_PROBLEMS_SHOWN = 100  # bad rows listed one per line; the rest counted
+
 
 def register(app: typer.Typer, agents_app: typer.Typer) -> None:
     agents_app.command("list")(agents_list_cmd)
@@ -111,8 +113,11 @@ def write_cmd(
     started = time.perf_counter()
     results = writer.write(parsed)
     seconds = time.perf_counter() - started
-    for p in problems:
+    for p in problems[:MAX_PROBLEMS_SHOWN]:
         typer.secho(f"{leads}: row {p.row}: {p.error}", err=True, fg=typer.colors.YELLOW)
+    if len(problems) > MAX_PROBLEMS_SHOWN:
+        more = len(problems) - MAX_PROBLEMS_SHOWN
+        typer.secho(f"{leads}: {more} more rows skipped", err=True, fg=typer.colors.YELLOW)
     if out is not None and out.suffix.lower() == ".csv":
         out.write_text(to_csv(csv_rows(results)), encoding="utf-8")
     else:
@@ -130,6 +135,8 @@ def write_cmd(
         + (f"; {len(problems)} rows skipped" if problems else ""),
         file=sys.stderr,
     )
+    if problems and not results:
+        raise typer.Exit(1)  # nothing could be written: say so to scripts too
 
 
 def import_outcomes_cmd(
