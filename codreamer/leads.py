@@ -40,7 +40,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "first_name": ("firstname", "givenname", "forename", "fname", "first"),
     "last_name": ("lastname", "surname", "familyname", "lname", "last"),
     "name": ("fullname", "name", "contactname", "personname", "displayname", "prospectname",
-             "contact", "leadname"),
+             "contactperson", "primarycontact", "recipientname", "contact", "leadname"),
     "email": (
         "email", "emailaddress", "workemail", "businessemail", "emailwork", "primaryemail",
         "emailprimary", "officeemail", "emailoffice", "emailaddresswork", "email1", "mail",
@@ -125,6 +125,24 @@ def pick_fields(cells: list[tuple[tuple[str, int] | None, Any]]) -> dict[str, An
     return {f: v for f, (_, v) in best.items()}
 
 
+# What may follow a name after a comma ("Dana Lopez, PhD"): never a first name.
+_NAME_SUFFIXES = {"jr", "sr", "ii", "iii", "iv", "phd", "md", "mba", "cpa", "esq", "dds", "rn"}
+
+
+def natural_order(name: str) -> str:
+    """ "Lopez, Dana" (as address books and some CRMs list people) -> "Dana Lopez";
+    "Dana Lopez, PhD" and any other name are kept as they are."""
+    parts = [x.strip() for x in name.split(",")]
+    if len(parts) != 2 or not all(parts):
+        return name
+    last, first = parts
+    if len(first.split()) != 1 or len(last.split()) > 3:
+        return name
+    if first.rstrip(".").lower() in _NAME_SUFFIXES:
+        return name
+    return f"{first} {last}"
+
+
 def first_address(cell: str) -> str | None:
     """The first email address in a cell ("a@x.com, b@x.com", "Dana <dana@x.com>")."""
     for token in re.split(r"[\s,;]+", cell):
@@ -180,7 +198,9 @@ def lead_from_fields(row: int, values: dict[str, Any], columns: dict[str, Any]) 
         v = values.get(key)
         return str(v).strip() if v is not None else ""
 
-    name = text("name") or " ".join(x for x in (text("first_name"), text("last_name")) if x)
+    name = natural_order(text("name")) or " ".join(
+        x for x in (text("first_name"), text("last_name")) if x
+    )
     if not name:
         raise ValueError("no name: first name / last name or name are empty")
     email = text("email")

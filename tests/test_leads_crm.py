@@ -195,3 +195,19 @@ def test_stray_quotes_are_reported_on_their_row() -> None:
     assert [p.row for p in problems] == [2, 4]
     assert problems[0].error.startswith("text after a cell's closing quote")
     assert problems[1].error.startswith("a quoted cell is never closed")
+
+
+@pytest.mark.parametrize(
+    ("given", "name"),
+    [
+        ("Lopez, Dana", "Dana Lopez"),
+        ("van der Berg, Lena", "Lena van der Berg"),
+        ("Dana Lopez, PhD", "Dana Lopez, PhD"),
+        ("Lopez, Dana Maria", "Lopez, Dana Maria"),
+        ("Dana Lopez", "Dana Lopez"),
+    ],
+)
+def test_last_comma_first_names_are_put_in_natural_order(given: str, name: str) -> None:
+    (lead,), _ = parse_csv(f'Contact Person,Company\n"{given}",Acme\n')
+    assert lead.prospect.name == name
+    assert lead.columns["Contact Person"] == given  # the input passed through as given
