@@ -125,8 +125,12 @@ def pick_fields(cells: list[tuple[tuple[str, int] | None, Any]]) -> dict[str, An
     return {f: v for f, (_, v) in best.items()}
 
 
-# What may follow a name after a comma ("Dana Lopez, PhD"): never a first name.
-_NAME_SUFFIXES = {"jr", "sr", "ii", "iii", "iv", "phd", "md", "mba", "cpa", "esq", "dds", "rn"}
+# What may follow a name after a comma ("Dana Lopez, PhD", "Osei Fresh, Inc."): never
+# a first name.
+_NAME_SUFFIXES = {
+    "jr", "sr", "ii", "iii", "iv", "phd", "md", "mba", "cpa", "esq", "dds", "rn",
+    "inc", "llc", "ltd", "co", "corp", "gmbh", "ag", "sa", "plc", "bv", "srl", "oy", "ab",
+}  # fmt: skip
 
 
 def natural_order(name: str) -> str:

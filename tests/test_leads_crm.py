@@ -203,6 +203,7 @@ def test_stray_quotes_are_reported_on_their_row() -> None:
         ("Lopez, Dana", "Dana Lopez"),
         ("van der Berg, Lena", "Lena van der Berg"),
         ("Dana Lopez, PhD", "Dana Lopez, PhD"),
+        ("Osei Fresh, Inc.", "Osei Fresh, Inc."),
         ("Lopez, Dana Maria", "Lopez, Dana Maria"),
         ("Dana Lopez", "Dana Lopez"),
     ],
