@@ -324,8 +324,8 @@ def parse_csv(text: str, max_leads: int = MAX_LEADS) -> tuple[list[Lead], list[L
 
 
 def parse_json(items: Any, max_leads: int = MAX_LEADS) -> tuple[list[Lead], list[LeadProblem]]:
-    """Leads of a JSON list of objects (prospects, or rows keyed as a CSV's header);
-    row numbers are the objects' 1-based positions."""
+    """Leads of a JSON list of objects (prospects, scenarios holding a `prospect`, or
+    rows keyed as a CSV's header); row numbers are the objects' 1-based positions."""
     if not isinstance(items, list):
         raise ValueError("expected a JSON list of leads (objects)")
     if len(items) > max_leads:
@@ -336,7 +336,9 @@ def parse_json(items: Any, max_leads: int = MAX_LEADS) -> tuple[list[Lead], list
         if not isinstance(item, dict):
             problems.append(LeadProblem(i, f"expected an object, got {type(item).__name__}"))
             continue
-        values = pick_fields([(recognise(str(k)), v) for k, v in item.items()])
+        # A scenario (data/scenarios.json): its prospect is the lead.
+        fields = item["prospect"] if isinstance(item.get("prospect"), dict) else item
+        values = pick_fields([(recognise(str(k)), v) for k, v in fields.items()])
         values = {f: v if f == "tech_stack" and isinstance(v, list) else str(v)
                   for f, v in values.items()}  # fmt: skip
         try:

@@ -212,3 +212,15 @@ def test_last_comma_first_names_are_put_in_natural_order(given: str, name: str) 
     (lead,), _ = parse_csv(f'Contact Person,Company\n"{given}",Acme\n')
     assert lead.prospect.name == name
     assert lead.columns["Contact Person"] == given  # the input passed through as given
+
+
+def test_scenarios_json_gives_its_prospects(repo_root) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    scenarios = json.loads((repo_root / "data" / "scenarios.json").read_text())
+    leads, problems = parse_json(scenarios)
+    assert problems == [] and len(leads) == len(scenarios)
+    first = scenarios[0]["prospect"]
+    assert leads[0].prospect.name == first["name"]
+    assert leads[0].prospect.tech_stack == first.get("tech_stack", [])
+    assert leads[0].columns["id"] == scenarios[0]["id"]  # the object passed through

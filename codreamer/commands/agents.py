@@ -72,7 +72,7 @@ def write_cmd(
             "--leads",
             help="Leads: a CSV export (First Name, Last Name, Email, Title, Company, "
             "Industry, Notes, whatever their case and spacing; other columns are passed "
-            "through) or a JSON list of prospects.",
+            "through) or a JSON list of prospects (or of scenarios, as data/scenarios.json).",
         ),
     ],
     out: Annotated[
