@@ -118,7 +118,7 @@ def create_app(settings: Settings | None = None, *, manager: Executor | None = N
     app.state.stream_slots = StreamSlots(
         settings.max_event_streams, settings.max_event_streams_per_client
     )
-    app.state.write_jobs = WriteJobs(settings.results_dir)
+    app.state.write_jobs = WriteJobs(settings.results_dir, settings.test_event_gate)
     install_error_handlers(app)
     app.include_router(router)
     app.include_router(agents_router)

@@ -23,6 +23,7 @@ from codreamer.api.body import model_of
 from codreamer.errors import (
     AgentBusyError,
     AgentGraphError,
+    AgentMovedOnError,
     AgentNotFoundError,
     AuthError,
     BrokerUnavailableError,
@@ -69,6 +70,7 @@ ERROR_STATUS: list[tuple[type[Exception], int]] = [
     (AgentNotFoundError, 404),
     (JobNotFoundError, 404),
     (AgentBusyError, 409),
+    (AgentMovedOnError, 409),
     (AgentGraphError, 409),
     (InvalidAgentNameError, 422),
     (RunStateError, 409),
@@ -93,6 +95,7 @@ ERROR_WHERE: list[tuple[type[Exception], str]] = [
     (AgentNotFoundError, "agent"),
     (JobNotFoundError, "job_id"),
     (AgentBusyError, "agent"),
+    (AgentMovedOnError, "agent"),
     (AgentGraphError, "graph"),
     (InvalidAgentNameError, "agent"),
     (RunStateError, "status"),

@@ -205,7 +205,7 @@ def cancel_run(run_id: str, request: Request) -> RunAction:
 def resume_run(run_id: str, request: Request) -> RunAction:
     """Queue an interrupted, failed or cancelled run again; it goes on from its last
     complete iteration and ends as an uninterrupted run would."""
-    position = _manager(request).resume(run_id)
+    position = service.resume_run(run_id, _settings(request), _manager(request))
     return RunAction(run_id=run_id, status="queued", queue_position=position)
 
 

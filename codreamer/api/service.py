@@ -33,7 +33,14 @@ from codreamer.runs.agent_start import (
 )
 from codreamer.runs.executors import Executor
 from codreamer.runs.spec import build_loop_config
-from codreamer.store.agents import AgentPaths, acquire, agent_names, logged_emails, release
+from codreamer.store.agents import (
+    AgentPaths,
+    acquire,
+    agent_names,
+    logged_emails,
+    release,
+    take_for_resume,
+)
 from codreamer.store.feedback import feedback_file
 from codreamer.store.files import read_json
 from codreamer.store.meta import read_meta
@@ -192,6 +199,23 @@ def start_run(
 
     position = manager.submit(paths.run_id, create)
     return paths, position, config, estimate
+
+
+def resume_run(run_id: str, settings: Settings, manager: Executor) -> int:
+    """Queue a run again; a run continuing an agent takes the agent back first (409 if
+    another run holds it, or if the agent moved on since the run started)."""
+    paths = manager.paths(run_id)
+    config = read_meta(paths).config
+    name = config.get("agent")
+    if not isinstance(name, str):
+        return manager.resume(run_id)
+    agent = AgentPaths(settings.results_dir, name)
+    take_for_resume(agent, run_id, settings.runs_dir, config.get("agent_version"))
+    try:
+        return manager.resume(run_id)
+    except BaseException:
+        release(agent, run_id)
+        raise
 
 
 # --- run views -------------------------------------------------------------------

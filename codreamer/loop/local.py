@@ -51,6 +51,15 @@ def existing_run(settings: Settings, run_id: str) -> RunPaths:
     paths = RunPaths.for_run(settings.runs_dir, run_id)
     if not paths.meta.exists():
         raise RunNotFoundError(run_id)
-    if read_meta(paths).status == "succeeded":
+    meta = read_meta(paths)
+    if meta.status == "succeeded":
         raise RunStateError(f"run {run_id} already succeeded; nothing to resume")
+    name = meta.config.get("agent")
+    if isinstance(name, str):
+        from codreamer.store.agents import AgentPaths, take_for_resume
+
+        # As the API does: never resume a run another run has taken its agent from,
+        # nor one whose agent has moved on (it would fork it). The run frees it at its end.
+        agent = AgentPaths(settings.results_dir, name)
+        take_for_resume(agent, run_id, settings.runs_dir, meta.config.get("agent_version"))
     return paths

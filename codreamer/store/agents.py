@@ -15,7 +15,10 @@ per version, written once and never changed.
 A version directory is assembled under a temporary name and renamed into place, so
 a reader sees a whole version or none. The lock is a file naming its run: a second
 run is refused while the first is queued or running; once that run has ended (or its
-process died and it was marked interrupted) the lock is stale and is taken over.
+process died and it was marked interrupted) the lock is stale and is taken over. A run
+being resumed takes the lock again before its status turns live (the lock says so, and
+holds meanwhile), and only if the agent has not moved on from the version it started
+from: a resume never forks an agent.
 """
 
 from __future__ import annotations
@@ -33,7 +36,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from codreamer.errors import AgentBusyError, InvalidAgentNameError, JobNotFoundError, quote
+from codreamer.errors import (
+    AgentBusyError,
+    AgentMovedOnError,
+    InvalidAgentNameError,
+    JobNotFoundError,
+    quote,
+)
 from codreamer.models import utc_now_iso
 from codreamer.store.files import atomic_write_json, iter_jsonl, read_json
 from codreamer.store.meta import read_meta
@@ -184,13 +193,15 @@ def lock_holder(agent: AgentPaths, runs_dir: Path) -> str | None:
     except (OSError, ValueError):
         return None
     run_id = str(lock.get("run_id", ""))
+    # Being created (no meta.json yet) or resumed (not yet queued again): held a while.
+    recent = time.time() - float(lock.get("acquired", 0.0)) < CREATING_GRACE_S
     try:
         status = read_meta(RunPaths.for_run(runs_dir, run_id)).status
     except (OSError, ValueError):
-        # No meta.json yet: the run is being created right now (or never was).
-        age = time.time() - float(lock.get("acquired", 0.0))
-        return run_id if age < CREATING_GRACE_S else None
-    return run_id if status in LIVE_STATUSES else None
+        return run_id if recent else None
+    if status in LIVE_STATUSES or (recent and lock.get("resuming")):
+        return run_id
+    return None
 
 
 def acquire(agent: AgentPaths, run_id: str, runs_dir: Path) -> None:
@@ -201,6 +212,25 @@ def acquire(agent: AgentPaths, run_id: str, runs_dir: Path) -> None:
             raise AgentBusyError(agent.name, holder)
         atomic_write_json(
             agent.lock, {"run_id": run_id, "acquired": time.time(), "at": utc_now_iso()}
+        )
+
+
+def take_for_resume(
+    agent: AgentPaths, run_id: str, runs_dir: Path, started_from: int | None
+) -> None:
+    """Take the agent again for a run about to be resumed. AgentBusyError when another
+    run holds it; AgentMovedOnError when a version was recorded since the run started
+    from `started_from` (unless the run recorded it itself: a resume records once)."""
+    with _guarded(agent):
+        holder = lock_holder(agent, runs_dir)
+        if holder is not None and holder != run_id:
+            raise AgentBusyError(agent.name, holder)
+        latest = agent.latest()
+        if latest is not None and latest != started_from and version_made_by(agent, run_id) is None:
+            raise AgentMovedOnError(agent.name, run_id, started_from, latest)
+        atomic_write_json(
+            agent.lock,
+            {"run_id": run_id, "acquired": time.time(), "at": utc_now_iso(), "resuming": True},
         )
 
 
