@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from codreamer.agent.style import EmailStyle
 from codreamer.agent.writer.text import Fact, customer_fact, is_definition, reason_clause
-from codreamer.agent.writer.voice import agree, customer_class, plain, seller_voice, to_reader
+from codreamer.agent.writer.voice import agree, customer_class, plain, to_reader, we_voice
 from codreamer.graph.schema import is_product_feature
 from codreamer.models import CUSTOMER_JOB
 
@@ -48,6 +48,21 @@ _COST = re.compile(
     r"\bfines?\b|penalt|churn|overtime|thousand|million",
     re.IGNORECASE,
 )
+# What goes wrong: a fact with none of these (and no figure) about the reader's own
+# kind of business is their routine, which told to them reads as news about their
+# own job ("You submit an interconnection application to the utility").
+_TROUBLE = re.compile(
+    r"\b(?:fail\w*|miss\w*|slow\w*|late\w*|los[est]\w*|lost|delay\w*|risk\w*|errors?|wrong|"
+    r"wast\w*|break\w*|broke\w*|stall\w*|unnoticed|only|never|cannot|can't|without|reject\w*|"
+    r"complain\w*|churn\w*|short\w*|overload\w*|backlog\w*|manual\w*|by hand|wait\w*|stuck|"
+    r"spoil\w*|injur\w*|death\w*|fatal\w*|fines?|penalt\w*|waiv\w*|drift\w*|leak\w*|"
+    r"disagree\w*|inconsisten\w*|unread|undocumented|idle|time out|timeouts?|overrun\w*|"
+    r"hard|difficult|struggl\w*|lack\w*|gaps?|blind|silent\w*|worse|expos\w*|fraud\w*|"
+    r"leakage|outages?|complaints?|claims? against|recall\w*|audit\w*|requir\w*|must|"
+    r"expected|deadline\w*|pressure|falls?|fell|drops?|rise|rising|rose|grow\w*)\b",
+    re.IGNORECASE,
+)
+_YOU = re.compile(r"\b(?:you|your)\b", re.IGNORECASE)
 # Words per fact, by length choice (brief, standard, detailed).
 FACT_WORDS = (14, 20, 26)
 
@@ -109,7 +124,7 @@ def _reader_fact(store: GraphStore, node: str, limit: int) -> Fact:
         # as news: never said (the Customer Job is the seller's view of the reader)
         return Fact("", "noun")
     if pf and fact.kind == "clause":
-        voiced = seller_voice(text)
+        voiced = we_voice(text)
         if voiced:
             return Fact(voiced[0].upper() + voiced[1:], "clause")
     classes = customer_class(store.content(CUSTOMER_JOB)) if CUSTOMER_JOB in store else ()
@@ -144,6 +159,7 @@ def make_plan(
     # business, which the reader knows better than anyone.
     cands: list[tuple[float, int, Step]] = []
     told: list[frozenset[str]] = []
+    echoed = ""  # the first fact the notes already say: the reader's problem
     for i, node in enumerate(facts):
         if node == CUSTOMER_JOB:
             continue
@@ -160,17 +176,28 @@ def make_plan(
         score = 2.0 * len(st & want) + (1.0 if _COST.search(fact.text) else 0.0) - 0.1 * i
         if is_definition(fact.text):
             score -= 3.0  # a definition lectures the reader on their own field
+        if not _TROUBLE.search(fact.text) and not _COST.search(fact.text):
+            if _YOU.search(fact.text):
+                continue  # the reader's own routine, told to them as news: never said
+            score -= 1.5  # a neutral remark: a fact with a problem in it goes first
+        if want and overlap(st, want) >= 0.6 and len(st & want) >= 3:
+            # the notes already say it: the opening tells it in the reader's own
+            # terms, and the same point again as a fact reads as parroting
+            echoed = echoed or node
+            continue
         cands.append((score, i, Step(node, role, fact)))
     keep = sorted(cands, key=lambda c: -c[0])[: MAX_FACTS[style.length]]
     if len(cands) > 1:
         keep = [c for c in keep if not is_definition(c[2].fact.text)] or keep[:1]
     plan.steps = [c[2] for c in sorted(keep, key=lambda c: c[1])]
-    if plan.steps:
+    if echoed:
+        plan.topic_node = echoed
+    elif plan.steps:
         best = max(keep, key=lambda c: c[0])[2]
         plan.topic_node = best.node if want else plan.steps[0].node
     if reaches:
         pf = path[-1]
-        fact = _reader_fact(store, pf, max(limit, 30))
+        fact = _reader_fact(store, pf, max(limit, 24))
         proof = reason(path[-2], pf, 26) if len(path) > 1 and style.length >= 1 else ""
         if proof and overlap(stems(proof), stems(fact.text)) >= 0.4:
             proof = ""  # the product's fact said again in other words

@@ -19,7 +19,7 @@ import jinja2
 from codreamer.agent.style import EmailStyle
 from codreamer.agent.writer.check import problems, repair
 from codreamer.agent.writer.grammar import wordset
-from codreamer.agent.writer.notes import notes_told
+from codreamer.agent.writer.notes import notes_reference, notes_told
 from codreamer.agent.writer.plan import Plan, Step, stems
 from codreamer.agent.writer.subject import subject_topic
 from codreamer.agent.writer.text import sentences
@@ -89,6 +89,9 @@ NEUTRAL_NAMES = frozenset({"there", "reader", "colleague"})
 _HONORIFICS = {"dr": "Dr.", "mr": "Mr", "mrs": "Mrs", "ms": "Ms", "mx": "Mx", "prof": "Professor"}
 _WS = re.compile(r"\s+")
 _NOTES_BEAR = 2  # stems a notes sentence shares with the facts told, to be told
+# a plural topic takes "are": "court deadlines are", "EMR and premiums are"
+_PLURAL = re.compile(r"(?<!s)(?<!u)(?<!i)s$|\band\b")
+NO_TOPIC = "your priorities"  # subject_topic's answer when the walk names no problem
 _NEEDS_BEFORE = re.compile(r"^(?:it|this|these|they|that|then|also)\b", re.IGNORECASE)
 _GOAL_VERB = re.compile(
     r"^(?:secure|book|schedule|arrange|set\s+up|get|land|start|run|organi[sz]e|hold|plan|"
@@ -245,6 +248,23 @@ def graph_facts(store: GraphStore) -> tuple[Vocabulary, frozenset[str]]:
     return vocab, repeated
 
 
+def _role_title(title: str) -> str:
+    """A title as said after "as": "VP, Claims Operations" -> "VP of Claims Operations"."""
+    t = _WS.sub(" ", title).strip().rstrip(".,")
+    if len(t) > 60:
+        return ""
+    head, sep, tail = t.partition(", ")
+    if sep and head.upper() in ("VP", "SVP", "EVP", "AVP", "DIRECTOR", "HEAD", "MANAGER"):
+        t = f"{head} of {tail}"
+    elif sep:
+        t = head
+    # mid-sentence, a title's common words read in lower case ("as data protection
+    # officer"); acronyms and names keep theirs ("as VP of claims at ...")
+    return " ".join(
+        w if w.isupper() or any(c.isupper() for c in w[1:]) else w.lower() for w in t.split()
+    )
+
+
 def _greeting_name(name: str, formal: bool) -> str:
     """First name; formally, title and surname when the name carries a title (a
     stranger's gender is never guessed, so no title is made up)."""
@@ -288,6 +308,8 @@ class Realiser:
         names = [p.name, self.company, sender.name, self.seller]
         self.vocab = vocab.for_names(names)
         self.formal = style.formal
+        # words the notes capitalise mid-sentence: names ("Main Street", "Millbrook")
+        self.notes_caps = Vocabulary([p.notes or ""], []).caps
 
     def v(self, slot: str) -> int:
         return _hash(self.key, slot)
@@ -316,8 +338,9 @@ class Realiser:
         return self._ok(cap + ".")
 
     def notes_sentences(self, plan: Plan) -> list[str]:
-        """What the seller knows of the reader, told to them: the notes' sentence that
-        bears most on the facts told (and the first one, when short enough), in order."""
+        """What the seller knows of the reader, referred to in one short sentence: the
+        notes' sentence that bears most on the facts told, cut to its main clause and
+        owned as what the seller heard (never the notes pasted wholesale)."""
         told = notes_told(self.scenario.prospect.notes or "")
         if not told:
             return []
@@ -330,31 +353,52 @@ class Realiser:
         )
         want = stems(facts)
         scores = [len(stems(t) & want) for t in told]
-        best = max(range(len(told)), key=lambda i: (scores[i], -i))
-        if scores[best] < _NOTES_BEAR:
-            # notes the facts do not bear on are not told: an incident named and then
-            # left for another topic reads worse than a plain email, and echoing them
-            # would make every walk look relevant to the judge that trains the policy
-            return []
-        picks = sorted({0, best}) if best != 0 else [0]
-        if sum(len(told[i].split()) for i in picks) > 48:
-            picks = [best]
-        out: list[str] = []
-        for k, i in enumerate(picks):
-            t = told[i]
-            if k == 0:
-                # the reader's own situation, owned as what the seller heard; a
-                # sentence that cannot take the lead-in is not told bare
-                low = "y" + t[1:] if t.startswith(("You ", "Your ")) else self.vocab.lowered(t)
-                c = str(_S.notes_opening(self.v("notes"), low or t, t))
-                s = self._ok(c)
-                if not s:
-                    break
-            else:
-                s = self._ok(t + ".")
+        for i in sorted(range(len(told)), key=lambda i: (-scores[i], i)):
+            if scores[i] < _NOTES_BEAR:
+                # notes the facts do not bear on are not told: an incident named and
+                # then left for another topic reads worse than a plain email, and
+                # echoing them would make every walk look relevant to the judge
+                break
+            ref = notes_reference(told[i])
+            if not ref:
+                continue
+            s = self._ok(str(_S.notes_opening(self.v("notes"), self._notes_lowered(ref), ref)))
             if s:
-                out.append(s)
-        return out
+                return [s]
+        return []
+
+    def _notes_lowered(self, ref: str) -> str:
+        """The reference after a lead-in ("I understand crews spend ..."): its first word
+        in lower case unless it is a name the reader's notes, the graph or the email's
+        people use ("Millbrook had ...", "SIU")."""
+        first = ref.split(" ", 1)[0].strip(",.;:")
+        if ref.startswith(("You ", "Your ")):
+            return "y" + ref[1:]
+        keep = (
+            first in self.vocab.names
+            or first.isupper()
+            or any(c.isupper() for c in first[1:])
+            or first in self.notes_caps
+        )
+        return ref if keep else ref[0].lower() + ref[1:]
+
+    def role_opening(self, topic: str) -> str:
+        """Without notes that bear on the facts: the reader's role and company, and the
+        problem the email is about (what the seller knows of THIS reader)."""
+        p = self.scenario.prospect
+        if self.neutral or not topic or topic == NO_TOPIC:
+            return ""
+        title = _role_title(p.title or "")
+        if not title and not self.company:
+            return ""
+        v = self.v("role")
+        cap = topic[:1].upper() + topic[1:]
+        for k in range(6):  # the hash's wording first; another if it fails the check
+            be = "are" if _PLURAL.search(topic) else "is"
+            s = self._ok(str(_S.role_opening(v + k, title, self.company, topic, cap, be)))
+            if s:
+                return s
+        return ""
 
     def product_sentence(self, ch: Step) -> str:
         if not ch.fact.ok:
@@ -362,7 +406,8 @@ class Realiser:
         f, cap = self._forms(ch.fact.text)
         seller = self.seller
         brand = seller.split(" ", 1)[0] if seller else ""
-        named = bool(brand) and brand in " ".join(cap.split()[:4])
+        # "At Weave, we provide ...": the product's own name already opens it
+        named = (bool(brand) and brand in " ".join(cap.split()[:4])) or cap.startswith("At ")
         first = cap.split(" ", 1)[0]
         if ch.fact.kind == "noun" and not named and not self.proper(first):
             options = [_S.product_noun(self.v("product"), f or cap), cap + "."]
@@ -378,7 +423,8 @@ class Realiser:
 
     def render(self, plan: Plan) -> FinalEmail:
         paras: list[str] = []
-        notes = self.notes_sentences(plan)
+        topic = self.topic(plan)
+        notes = self.notes_sentences(plan) or [x for x in [self.role_opening(topic)] if x]
         if notes:
             paras.append(" ".join(notes))
         facts = [x for x in (self.step_sentence(st) for st in plan.steps) if x]
@@ -394,7 +440,7 @@ class Realiser:
                 paras.append(text)
         if not paras:
             paras.append(str(_S.no_product(self.v("noproduct"))))
-        paras.append(self.ask())
+        paras.append(self.ask(topic))
         p = self.scenario.prospect
         body = _EMAIL.render(
             greeting=str(
@@ -409,7 +455,7 @@ class Realiser:
             signoff=str(_S.signoff(self.formal, self.v("signoff"))),
             signature=self.sender.signature(),
         )
-        return FinalEmail(subject=self.subject(plan), body=body, citations=list(self.path))
+        return FinalEmail(subject=self.subject(topic), body=body, citations=list(self.path))
 
     def _fallback_product(self, node: str) -> str:
         """Any whole sentence of the product's text that passes the check, as written."""
@@ -419,24 +465,33 @@ class Realiser:
                 return s
         return ""
 
-    def ask(self) -> str:
+    def ask(self, topic: str) -> str:
+        """One ask, for the goal; a soft ask names the problem the email argued, so it
+        follows from the argument instead of coming out of nowhere."""
         goal = _WS.sub(" ", self.scenario.goal).strip().rstrip(".!?")
         obj = goal_object(goal)
         if obj:
             options = goal_variants(obj)
             obj = options[self.v("goal") % len(options)]
         g = goal[:1].lower() + goal[1:] if goal else "find a time to talk"
+        if obj and topic != NO_TOPIC and self.style.ask == 0 and self.v("tied") % 3:
+            be = "are" if _PLURAL.search(topic) else "is"
+            tied = self._ok(str(_S.ask_tied(self.formal, self.v("ask"), obj, topic, be)))
+            if tied:
+                return tied
         return str(_S.ask(self.style.ask == 1, self.formal, self.v("ask"), self.v("when"), obj, g))
 
-    def subject(self, plan: Plan) -> str:
-        p = self.scenario.prospect
-        topic = subject_topic(
+    def topic(self, plan: Plan) -> str:
+        """The reader's problem as a noun phrase (the subject's and the ask's topic)."""
+        return subject_topic(
             self.store,
             plan.topic_node,
             [s.node for s in plan.steps] or ([plan.change.node] if plan.change else []),
-            p.notes or "",
+            self.scenario.prospect.notes or "",
             self.path,
         )
+
+    def subject(self, topic: str) -> str:
         company = "" if self.neutral else self.company
         cap = topic[:1].upper() + topic[1:]
         q = self.style.subject == 1

@@ -198,7 +198,7 @@ def sentences(text: str) -> list[str]:
     return out
 
 
-def _cut(text: str, limit: int) -> str:
+def cut(text: str, limit: int) -> str:
     """About `limit` words, cut only at a clause boundary and never just before a
     contrast or a cause ("while popular ones run short" is the point)."""
     if len(text.split()) <= limit:
@@ -308,7 +308,7 @@ def customer_fact(content: str, limit: int = 24, first: bool = False) -> Fact:
             best = (score, s)
     if best is None:
         return _EMPTY
-    t = _cut(best[1], limit)
+    t = cut(best[1], limit)
     if is_predicate(t):
         return Fact(t, "predicate")
     return Fact(t, "clause" if has_finite_verb(t) else "noun")
@@ -333,7 +333,7 @@ def reason_clause(rationale: str, limit: int = 22) -> str:
         s = _clean(_AUTHOR_TAIL.sub("", s.rstrip(".!? ")))
         if len(s.split()) < 5 or not has_finite_verb(s):
             continue
-        s = _cut(s, limit)
+        s = cut(s, limit)
         if len(s.split()) <= int(limit * 1.4):
             return s
     return ""
