@@ -454,3 +454,25 @@ def test_a_conjunction_is_kept_when_a_fact_is_told_to_the_reader() -> None:
         "Replacing a mile of main costs $1 million, so utilities need evidence first",
         ("utilities",),
     ).endswith("so you need evidence first")
+
+
+def test_a_notes_reference_is_short_and_stands_alone() -> None:
+    from codreamer.agent.writer.notes import notes_reference
+
+    assert notes_reference("Six machines work in a tight footprint on that site") == ""
+    assert notes_reference("Spoilage write-offs and rising premiums after two claims hit") == ""
+    assert notes_reference("Calls peak at 8 a.m. when the front desk opens") == ""
+    long = (
+        "Your latest water audit shows 19 percent non-revenue water, and the state now "
+        "requires validated audits from every utility of your size in the region"
+    )
+    assert notes_reference(long) == "Your latest water audit shows 19 percent non-revenue water"
+
+
+def test_the_readers_title_reads_mid_sentence() -> None:
+    from codreamer.agent.writer.realise import _role_title
+
+    assert _role_title("VP, Claims Operations") == "VP of claims operations"
+    assert _role_title("Sr. Director, Revenue") == "senior director of revenue"
+    assert _role_title("Data Protection Officer") == "data protection officer"
+    assert _role_title("Head of BI") == "head of BI"

@@ -112,6 +112,7 @@ _LEANS_BACK = re.compile(
     r"(?:site|project|team|one|place|account|matter|system|time)\b",
     re.IGNORECASE,
 )
+_DOT_INSIDE = re.compile(r"\.\s+[a-z]")
 REFERENCE_WORDS = 18  # a reference to what the reader described, not their file read back
 
 
@@ -124,6 +125,8 @@ def notes_reference(told: str) -> str:
     the seller can say back)."""
     if _LEANS_BACK.search(told):
         return ""  # "on that site" needs the sentence before it
+    if _DOT_INSIDE.search(told):
+        return ""  # "at 9 a.m. most calls ...": read as two sentences, the second broken
     head = _SUBORDINATE.split(told, maxsplit=1)[0]
     if not told.startswith(("You ", "Your ")) and not has_finite_verb(head):
         return ""

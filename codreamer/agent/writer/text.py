@@ -77,7 +77,7 @@ _QUOTED = re.compile(r"(?<!\w)['\"‘“][^'\"’”]{3,}['\"’”](?!\w)")
 # Connectives that carry a fact's point: a cut never falls just before one.
 _KEEP_AFTER = re.compile(
     r"^(?:while|but|whereas|although|though|yet|because|since|so|unless|which means|"
-    r"as a result|meaning|even|only|until|instead)\b",
+    r"as a result|meaning|even|only|until|instead|allowing|letting|enabling|so that)\b",
     re.IGNORECASE,
 )
 _BOUNDARY = re.compile(r",\s|;\s|\s—\s|\s(?=(?:and|which|so|while|because|but|including)\s)")
@@ -214,6 +214,11 @@ def cut(text: str, limit: int) -> str:
         if _KEEP_AFTER.match(rest):
             continue
         head = t[: m.start()]
+        if ":" in head or t[m.start()] == ";":
+            # inside what a colon announces ("routes it: simple claims to ..."), or the
+            # second half a semicolon joins to the first (often the point: "agents
+            # handle refunds; a missed verification step creates exposure")
+            continue
         last = head.rsplit(" ", 1)[-1].lower()
         if last in _NO_END:
             continue  # "evidence about" cannot end a sentence
