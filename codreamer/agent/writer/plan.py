@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from codreamer.agent.style import EmailStyle
+from codreamer.agent.writer.grammar import wordset
 from codreamer.agent.writer.text import Fact, customer_fact, is_definition, reason_clause
 from codreamer.agent.writer.voice import agree, customer_class, plain, to_reader, we_voice
 from codreamer.graph.schema import is_product_feature
@@ -101,8 +102,23 @@ _STEM_WORD = re.compile(r"[a-z][a-z'-]{3,}")
 MAX_FACTS = (1, 2, 2)
 
 
+# Function words: two texts that share only "with" and "this" share no topic.
+_STOP_STEMS = frozenset(
+    w[:5]
+    for w in wordset(
+        """
+        with this that these those from have their they them into over about than then
+        when where which while what your only also more most many much very such each
+        every some other been being were will would could should there here does done
+        just like make made still even ever
+        """
+    )
+)
+
+
 def stems(text: str) -> frozenset[str]:
-    return frozenset(w[:5] for w in _STEM_WORD.findall(text.lower()))
+    """The content words of `text`, by their first five letters."""
+    return frozenset(w[:5] for w in _STEM_WORD.findall(text.lower())) - _STOP_STEMS
 
 
 def overlap(a: frozenset[str], b: frozenset[str]) -> float:
