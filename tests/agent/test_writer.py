@@ -444,9 +444,9 @@ def test_the_product_in_the_sellers_voice_keeps_a_noun_a_noun() -> None:
     assert we_voice("Reviewly automatically scores every conversation") == (
         "at Reviewly, we automatically score every conversation"
     )
-    # "tags" is a noun here; "displays" is a verb the word list does not know
+    # "tags" is a noun here; "visualises" is a verb the word list does not know
     assert we_voice("Groundwire tags on heavy equipment vibrate when a worker comes close") == ""
-    assert we_voice("Brieflane ranks every document and displays the results") == ""
+    assert we_voice("Brieflane ranks every document and visualises the results") == ""
 
 
 def test_a_conjunction_is_kept_when_a_fact_is_told_to_the_reader() -> None:
@@ -476,3 +476,24 @@ def test_the_readers_title_reads_mid_sentence() -> None:
     assert _role_title("Sr. Director, Revenue") == "senior director of revenue"
     assert _role_title("Data Protection Officer") == "data protection officer"
     assert _role_title("Head of BI") == "head of BI"
+
+
+def test_plain_paraphrases_keep_the_meaning() -> None:
+    """Rewordings that change the graph's words, never its point or its grammar."""
+    from codreamer.agent.writer.voice import plain
+
+    assert plain("Weave provides a feedback system, allowing users to rate calls in the UI.") == (
+        "Weave provides a feedback system, so users can rate calls in the UI."
+    )
+    assert plain("a system, enabling access to data") == "a system, enabling access to data"
+    assert "instead of the general contractor" in plain(
+        "Most workers are employed by subcontractors rather than the general contractor."
+    )
+    assert "rather than type" in plain("It leaves attorneys to check rather than type.")
+    assert plain("Soft fraud makes up the majority of fraud cases.") == (
+        "Soft fraud makes up most fraud cases."
+    )
+    assert plain("Each other team") == "Each other team"
+    assert plain("Probes record each pallet every minute.") == (
+        "Probes record every pallet each minute."
+    )

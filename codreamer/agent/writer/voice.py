@@ -154,6 +154,11 @@ _ONE_WAY = {
     "discovered": "found",
     "immediately": "at once",
     "as soon as": "the moment",
+    "which means that": "so",
+    "which means": "so",
+    "the majority of the": "most of the",
+    "the majority of": "most",
+    "so that": "so",
 }
 _BOTH_WAYS = (
     ("typically", "usually"),
@@ -167,6 +172,7 @@ _BOTH_WAYS = (
     ("nearly", "almost"),
     ("faster", "quicker"),
     ("rises", "climbs"),
+    ("because of", "due to"),
 )
 _SWAPS: dict[str, str] = dict(_ONE_WAY)
 for _a, _b in _BOTH_WAYS:
@@ -234,10 +240,30 @@ def _every_each(m: re.Match[str]) -> str:
     return repl[:1].upper() + repl[1:] if w[:1].isupper() else repl
 
 
+# ", allowing users to give feedback" -> ", so users can give feedback": the same
+# consequence in plainer words (a participle that ends with "to" and a verb).
+_ALLOWING = re.compile(
+    r",\s(?:allowing|enabling|permitting)\s(?P<who>(?:[a-z][\w-]*\s){1,3}?)to\s(?P<verb>[a-z]+)\b"
+)
+
+
+def _allowing(m: re.Match[str]) -> str:
+    verb = m.group("verb")
+    if base_form(verb) != verb:
+        return m.group(0)  # "to" before a noun ("to data"): not a verb's infinitive
+    return f", so {m.group('who')}can {verb}"
+
+
+# "rather than the general contractor" -> "instead of the general contractor"; never
+# before a verb ("rather than type").
+_RATHER = re.compile(r"\brather than(?=\s(?:the|a|an|their|its|your|our|his|her|any)\b)")
+
+
 @lru_cache(maxsize=65536)
 def plain(text: str) -> str:
     """Plain words for wordy ones, and swaps that keep the meaning: the reader gets a
     paraphrase, not the graph's sentence pasted."""
+    text = _RATHER.sub("instead of", _ALLOWING.sub(_allowing, text))
     text = _EVERY_EACH.sub(_every_each, _PLAIN_ONE.sub(_swap, text))
     return _FIGURES.sub(_figure, text)
 
