@@ -497,3 +497,29 @@ def test_plain_paraphrases_keep_the_meaning() -> None:
     assert plain("Probes record each pallet every minute.") == (
         "Probes record every pallet each minute."
     )
+
+
+def test_a_rule_of_the_readers_business_is_told_as_shared_ground() -> None:
+    """A fact the reader lives by ("audits require you to keep ...") opens as shared
+    ground ("As you will know, ..."), never as news; a figure stays news."""
+    g = GraphStore.from_json(
+        [
+            {"id": "Customer Job", "content": "Distributors ship chilled food to grocers.",
+             "edge": [{"target_id": "Audits", "relationship": "has process",
+                       "rationale": "Audits are routine."}]},
+            {"id": "Audits",
+             "content": "Food safety audits require distributors to keep a temperature record "
+                        "for each shipment.",
+             "edge": [{"target_id": "Product Feature", "relationship": "is solved by",
+                       "rationale": "Automatic records remove the gaps auditors flag."}]},
+            {"id": "Product Feature",
+             "content": "Frostline turns each trip's readings into an audit-ready report.",
+             "edge": []},
+        ]
+    )  # fmt: skip
+    sc = Scenario(id="s", prospect=Prospect(name="Ana Ruiz", company="Coldway"), goal="x")
+    path = ["Customer Job", "Audits", "Product Feature"]
+    for style in ALL_STYLES[::2]:
+        facts = _middle(write_email(g, path, sc, style, SENDER).body)[1]
+        assert facts.startswith(("As you will know, ", "You will know that ", "As you know")), facts
+        assert "require you to keep a temperature record" in facts, facts

@@ -64,6 +64,7 @@ _TROUBLE = re.compile(
     re.IGNORECASE,
 )
 _YOU = re.compile(r"\b(?:you|your)\b", re.IGNORECASE)
+_FIGURE = re.compile(r"\d|\bpercent\b")  # a figure may be news to the reader; a rule is not
 # Words per fact, by length choice (brief, standard, detailed).
 FACT_WORDS = (14, 20, 26)
 
@@ -75,6 +76,7 @@ class Step:
     fact: Fact
     reason: str = ""  # why this step follows from the one before (an edge rationale)
     joined: bool = False  # told in the same sentence as the step before
+    known: bool = False  # about the reader's own kind of business: told as shared ground
 
 
 @dataclass(slots=True)
@@ -201,7 +203,8 @@ def make_plan(
             # terms, and the same point again as a fact reads as parroting
             echoed = echoed or node
             continue
-        cands.append((score, i, Step(node, role, fact)))
+        known = bool(_YOU.search(fact.text)) and not _FIGURE.search(fact.text)
+        cands.append((score, i, Step(node, role, fact, known=known)))
     keep = sorted(cands, key=lambda c: -c[0])[: MAX_FACTS[style.length]]
     if len(cands) > 1:
         keep = [c for c in keep if not is_definition(c[2].fact.text)] or keep[:1]

@@ -359,10 +359,16 @@ class Realiser:
         cap = text[:1].upper() + text[1:]
         return self.vocab.lowered(cap), cap
 
-    def step_sentence(self, step: Step) -> str:
+    def step_sentence(self, step: Step, first: bool = False) -> str:
         """A fact as its own sentence: no stock lead-in, no connective the graph does
-        not support (the order of the facts carries the argument)."""
-        _, cap = self._forms(step.fact.text)
+        not support (the order of the facts carries the argument). The first fact about
+        the reader's own kind of business ("audits require you to ...") is told as
+        shared ground, not as news about their own job."""
+        low, cap = self._forms(step.fact.text)
+        if first and step.known and low:
+            framed = self._ok(str(_S.shared_fact(self.v("shared"), low)))
+            if framed:
+                return framed
         return self._ok(cap + ".")
 
     def notes_sentences(self, plan: Plan) -> list[str]:
@@ -462,7 +468,9 @@ class Realiser:
         notes = self.notes_sentences(plan) or [x for x in [self.role_opening(topic)] if x]
         if notes:
             paras.append(" ".join(notes))
-        facts = [x for x in (self.step_sentence(st) for st in plan.steps) if x]
+        facts = [
+            x for x in (self.step_sentence(st, k == 0) for k, st in enumerate(plan.steps)) if x
+        ]
         if facts:
             paras.append(" ".join(facts))
         if plan.change is not None:
