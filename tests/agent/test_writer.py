@@ -523,3 +523,16 @@ def test_a_rule_of_the_readers_business_is_told_as_shared_ground() -> None:
         facts = _middle(write_email(g, path, sc, style, SENDER).body)[1]
         assert facts.startswith(("As you will know, ", "You will know that ", "As you know")), facts
         assert "require you to keep a temperature record" in facts, facts
+
+
+def test_a_definition_is_never_told_to_the_reader(
+    store: GraphStore, scenarios: list[Scenario]
+) -> None:
+    """'A temperature excursion is any period when ...' lectures the reader on their
+    own field (readers: 'defines excursions to a logistics director')."""
+    path = ["Customer Job", "Temperature Excursions", "Reefer Unit Failures", "Late Alerts",
+            "Product Feature"]  # fmt: skip
+    for sc in scenarios:
+        for style in ALL_STYLES[::5]:
+            body = write_email(store, path, sc, style, SENDER).body
+            assert "excursion is any period" not in body, body

@@ -64,6 +64,7 @@ _TROUBLE = re.compile(
     re.IGNORECASE,
 )
 _YOU = re.compile(r"\b(?:you|your)\b", re.IGNORECASE)
+_MADE_WORSE = re.compile(r"\b(?:is|are) made worse by\b", re.IGNORECASE)
 _FIGURE = re.compile(r"\d|\bpercent\b")  # a figure may be news to the reader; a rule is not
 # Words per fact, by length choice (brief, standard, detailed).
 FACT_WORDS = (14, 20, 26)
@@ -178,6 +179,7 @@ def make_plan(
     cands: list[tuple[float, int, Step]] = []
     told: list[frozenset[str]] = []
     echoed = ""  # the first fact the notes already say: the reader's problem
+    defined = ""  # the first definition left out: the topic when no fact is told
     for i, node in enumerate(facts):
         if node == CUSTOMER_JOB:
             continue
@@ -193,7 +195,12 @@ def make_plan(
         role = _role(edge.relationship if edge else "", fact.text) if i > 0 else "problem"
         score = 2.0 * len(st & want) + (1.0 if _COST.search(fact.text) else 0.0) - 0.1 * i
         if is_definition(fact.text):
-            score -= 3.0  # a definition lectures the reader on their own field
+            # a definition lectures the reader on their own field ("defines excursions
+            # to a logistics director"): never told; the opening names the topic
+            defined = defined or node
+            continue
+        if _MADE_WORSE.search(fact.text):
+            score -= 2.0  # "New analysts are made worse by ...": a graph's link read aloud
         if not _TROUBLE.search(fact.text) and not _COST.search(fact.text):
             if _YOU.search(fact.text):
                 continue  # the reader's own routine, told to them as news: never said
@@ -206,14 +213,14 @@ def make_plan(
         known = bool(_YOU.search(fact.text)) and not _FIGURE.search(fact.text)
         cands.append((score, i, Step(node, role, fact, known=known)))
     keep = sorted(cands, key=lambda c: -c[0])[: MAX_FACTS[style.length]]
-    if len(cands) > 1:
-        keep = [c for c in keep if not is_definition(c[2].fact.text)] or keep[:1]
     plan.steps = [c[2] for c in sorted(keep, key=lambda c: c[1])]
     if echoed:
         plan.topic_node = echoed
     elif plan.steps:
         best = max(keep, key=lambda c: c[0])[2]
         plan.topic_node = best.node if want else plan.steps[0].node
+    elif defined:
+        plan.topic_node = defined
     if reaches:
         pf = path[-1]
         fact = _reader_fact(store, pf, max(limit, 24))
