@@ -444,6 +444,13 @@ def test_the_product_in_the_sellers_voice_keeps_a_noun_a_noun() -> None:
     assert we_voice("Reviewly automatically scores every conversation") == (
         "at Reviewly, we automatically score every conversation"
     )
+    assert we_voice(
+        "Listenwell's cloud platform correlates sound between sensors, estimates a leak's "
+        "size, and ranks leaks by priority"
+    ) == (
+        "at Listenwell, we use our cloud platform to correlate sound between sensors, "
+        "estimate a leak's size, and rank leaks by priority"
+    )
     # "tags" is a noun here; "visualises" is a verb the word list does not know
     assert we_voice("Groundwire tags on heavy equipment vibrate when a worker comes close") == ""
     assert we_voice("Brieflane ranks every document and visualises the results") == ""

@@ -91,7 +91,10 @@ _WS = re.compile(r"\s+")
 _NOTES_BEAR = 2  # stems a notes sentence shares with the facts told, to be told
 # a plural topic takes "are": "court deadlines are", "EMR and premiums are"
 _PLURAL = re.compile(r"(?<!s)(?<!u)(?<!i)s$|\band\b")
-NO_TOPIC = "your priorities"  # subject_topic's answer when the walk names no problem
+NO_TOPIC = "your priorities"
+_OUR_THING = re.compile(
+    r"^At (?P<brand>[^,]+), we use our (?P<thing>.+?) to (?P<told>.+)$"
+)  # subject_topic's answer when the walk names no problem
 _NEEDS_BEFORE = re.compile(r"^(?:it|this|these|they|that|then|also)\b", re.IGNORECASE)
 _GOAL_VERB = re.compile(
     r"^(?:secure|book|schedule|arrange|set\s+up|get|land|start|run|organi[sz]e|hold|plan|"
@@ -450,7 +453,21 @@ class Realiser:
         # "At Weave, we provide ...": the product's own name already opens it
         named = (bool(brand) and brand in " ".join(cap.split()[:4])) or cap.startswith("At ")
         first = cap.split(" ", 1)[0]
-        if ch.fact.kind == "noun" and not named and not self.proper(first):
+        our = _OUR_THING.match(cap)
+        if our:
+            # the seller's tool, said in one of a few ways (the same walk reaches many
+            # prospects; one frame in every email would read as a template)
+            options = [
+                _S.product_our(
+                    self.v("product"),
+                    our["brand"],
+                    our["thing"],
+                    our["told"],
+                    "let" if _PLURAL.search(our["thing"]) else "lets",
+                ),
+                cap + ".",
+            ]
+        elif ch.fact.kind == "noun" and not named and not self.proper(first):
             options = [_S.product_noun(self.v("product"), f or cap), cap + "."]
         elif named or not f:
             options = [cap + "."]

@@ -369,6 +369,31 @@ _LEFT_3SG = re.compile(
 )
 
 
+def _our_thing(text: str) -> str:
+    """ "Listenwell's cloud platform correlates X, estimates Y, and ranks Z" -> "at
+    Listenwell, we use our cloud platform to correlate X, estimate Y, and rank Z"
+    ("" when the verb after the product's noun phrase is not found, or a coordinated
+    verb cannot be turned)."""
+    m = _NAME_POSS.match(text)
+    if not m:
+        return ""
+    words = m.group("rest").split()
+    for i in range(1, min(len(words), 5)):
+        w = words[i].lower()
+        b = base_form(w)
+        if b is None or w in AUX or words[i - 1].endswith(","):
+            continue
+        plural = words[i - 1].lower().endswith("s") and not words[i - 1].lower().endswith("ss")
+        if b == w and not plural:
+            continue  # a base form after a singular noun is a noun ("data set")
+        pred = " ".join(words[i:])
+        told = you_form(pred) if b != w else pred
+        if not told or _LEFT_3SG.search(told) or _PREP_AFTER.match(" ".join(words[i + 1 :])):
+            return ""
+        return f"at {m.group('name')}, we use our {' '.join(words[:i])} to {told}"
+    return ""
+
+
 @lru_cache(maxsize=65536)
 def we_voice(text: str) -> str:
     """The product's fact told by the seller: "Brightwell checks every load ... and
@@ -376,6 +401,9 @@ def we_voice(text: str) -> str:
     alert before dashboards break" ("" when the fact does not open on a name and a
     verb, or a coordinated verb cannot be turned). Every verb of the product's
     sentence changes person, so the seller's sentence is not the graph's pasted."""
+    owned = _our_thing(text)
+    if owned:
+        return owned
     owned = seller_voice(text)
     if owned:
         return owned
