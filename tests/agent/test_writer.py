@@ -543,3 +543,18 @@ def test_a_definition_is_never_told_to_the_reader(
         for style in ALL_STYLES[::5]:
             body = write_email(store, path, sc, style, SENDER).body
             assert "excursion is any period" not in body, body
+
+
+def test_the_ask_says_what_the_time_is_for(store: GraphStore, scenarios: list[Scenario]) -> None:
+    """Across styles, asks name the problem the email argued (not always: a plain ask
+    varies the wording); one ask, one question mark."""
+    path = ["Customer Job", "Temperature Excursions", "Reefer Unit Failures", "Late Alerts",
+            "Product Feature"]  # fmt: skip
+    asks = [
+        _middle(write_email(store, path, sc, style, SENDER).body)[-1]
+        for sc in scenarios
+        for style in ALL_STYLES[::3]
+    ]
+    named = [a for a in asks if "temperature excursions" in a or "reefer unit failures" in a]
+    assert 0.3 <= len(named) / len(asks) < 1.0, asks
+    assert all(a.count("?") == 1 and a.endswith("?") for a in asks), asks

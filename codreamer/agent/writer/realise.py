@@ -92,6 +92,7 @@ _NOTES_BEAR = 2  # stems a notes sentence shares with the facts told, to be told
 # a plural topic takes "are": "court deadlines are", "EMR and premiums are"
 _PLURAL = re.compile(r"(?<!s)(?<!u)(?<!i)s$|\band\b")
 NO_TOPIC = "your priorities"
+_PURPOSE = re.compile(r"\b(?:to|for|about|with|focused)\s", re.IGNORECASE)  # goal says why
 _OUR_THING = re.compile(
     r"^At (?P<brand>[^,]+), we use our (?P<thing>.+?) to (?P<told>.+)$"
 )  # subject_topic's answer when the walk names no problem
@@ -534,9 +535,16 @@ class Realiser:
             options = goal_variants(obj)
             obj = options[self.v("goal") % len(options)]
         g = goal[:1].lower() + goal[1:] if goal else "find a time to talk"
-        if obj and topic != NO_TOPIC and self.style.ask == 0 and self.v("tied") % 3:
+        tie = obj and topic != NO_TOPIC and self.v("tied") % 3
+        if tie and self.style.ask == 0:
             be = "are" if _PLURAL.search(topic) else "is"
             tied = self._ok(str(_S.ask_tied(self.formal, self.v("ask"), obj, topic, be)))
+            if tied:
+                return tied
+        elif tie and not _PURPOSE.search(obj):
+            # a direct ask says what the time is for: the problem the email argued
+            when = self.v("when")
+            tied = self._ok(str(_S.ask_direct_tied(self.formal, self.v("ask"), when, obj, topic)))
             if tied:
                 return tied
         return str(_S.ask(self.style.ask == 1, self.formal, self.v("ask"), self.v("when"), obj, g))
