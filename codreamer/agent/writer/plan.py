@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from codreamer.agent.style import EmailStyle
@@ -119,6 +120,7 @@ _STOP_STEMS = frozenset(
 )
 
 
+@lru_cache(maxsize=65536)
 def stems(text: str) -> frozenset[str]:
     """The content words of `text`, by their first five letters."""
     return frozenset(w[:5] for w in _STEM_WORD.findall(text.lower())) - _STOP_STEMS
