@@ -4,6 +4,8 @@
                 cause, change, proof), in the chain's order, merged or subordinated
     text.py     a node's clearest sentence for the customer (no notes for the graph's
                 author; a shortened fact keeps its contrast and its cause)
+    notes.py    what the seller knows of the reader, as a short reference ("If I have it
+                right, you ...")
     voice.py    a fact told to the reader ("you"), plain words, the seller's "we"
     grammar.py  a clause told from a noun phrase, without a parser
     realise.py  the plan rendered through the Jinja2 templates in templates/*.j2
