@@ -196,6 +196,8 @@ def make_plan(
         edge = store.edge(prev, node) if prev else None
         role = _role(edge.relationship if edge else "", fact.text) if i > 0 else "problem"
         score = 2.0 * len(st & want) + (1.0 if _COST.search(fact.text) else 0.0) - 0.1 * i
+        if reaches and i == len(facts) - 1:
+            score += 1.5  # the problem the product answers: without it the link is unsaid
         if is_definition(fact.text):
             # a definition lectures the reader on their own field ("defines excursions
             # to a logistics director"): never told; the opening names the topic
