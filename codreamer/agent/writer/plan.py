@@ -108,7 +108,7 @@ MAX_FACTS = (1, 2, 2)
 
 # Function words: two texts that share only "with" and "this" share no topic.
 _STOP_STEMS = frozenset(
-    w[:5]
+    w.rstrip("s")[:5] if len(w) > 4 else w[:5]
     for w in wordset(
         """
         with this that these those from have their they them into over about than then
@@ -123,7 +123,14 @@ _STOP_STEMS = frozenset(
 @lru_cache(maxsize=65536)
 def stems(text: str) -> frozenset[str]:
     """The content words of `text`, by their first five letters."""
-    return frozenset(w[:5] for w in _STEM_WORD.findall(text.lower())) - _STOP_STEMS
+    return frozenset(_stem(w) for w in _STEM_WORD.findall(text.lower())) - _STOP_STEMS
+
+
+def _stem(word: str) -> str:
+    """First five letters, a plural's "s" off first ("loads" and "load" are one word)."""
+    if word.endswith("s") and not word.endswith(("ss", "'s")) and len(word) > 4:
+        word = word[:-1]
+    return word[:5]
 
 
 def overlap(a: frozenset[str], b: frozenset[str]) -> float:
