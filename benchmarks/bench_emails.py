@@ -39,7 +39,7 @@ from codreamer.agent.rollout import RolloutEnv, rollout
 from codreamer.agent.tools import AgentTools
 from codreamer.agent.trajectory import TrajectoryMeta
 from codreamer.agent.writer.check import broken_sentences
-from codreamer.agent.writer.realise import Vocabulary
+from codreamer.agent.writer.vocabulary import Vocabulary
 from codreamer.graph.scores import NodeScores
 from codreamer.graph.store import GraphStore
 from codreamer.judge.rubric import RubricJudge

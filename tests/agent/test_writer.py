@@ -17,8 +17,9 @@ import pytest
 from codreamer.agent.style import ALL_STYLES, STYLE_CHOICES, EmailStyle
 from codreamer.agent.writer import write_email
 from codreamer.agent.writer.check import broken_sentences, problems, repair
-from codreamer.agent.writer.realise import Vocabulary, goal_object, graph_facts
+from codreamer.agent.writer.conventions import goal_object
 from codreamer.agent.writer.text import customer_fact, is_meta, reason_clause
+from codreamer.agent.writer.vocabulary import Vocabulary, graph_facts
 from codreamer.agent.writer.voice import to_reader
 from codreamer.graph.schema import is_product_feature
 from codreamer.graph.search import shortest_path
@@ -477,12 +478,12 @@ def test_a_notes_reference_is_short_and_stands_alone() -> None:
 
 
 def test_the_readers_title_reads_mid_sentence() -> None:
-    from codreamer.agent.writer.realise import _role_title
+    from codreamer.agent.writer.conventions import role_title
 
-    assert _role_title("VP, Claims Operations") == "VP of claims operations"
-    assert _role_title("Sr. Director, Revenue") == "senior director of revenue"
-    assert _role_title("Data Protection Officer") == "data protection officer"
-    assert _role_title("Head of BI") == "head of BI"
+    assert role_title("VP, Claims Operations") == "VP of claims operations"
+    assert role_title("Sr. Director, Revenue") == "senior director of revenue"
+    assert role_title("Data Protection Officer") == "data protection officer"
+    assert role_title("Head of BI") == "head of BI"
 
 
 def test_plain_paraphrases_keep_the_meaning() -> None:

@@ -18,11 +18,17 @@ import jinja2
 
 from codreamer.agent.style import EmailStyle
 from codreamer.agent.writer.check import problems, repair
-from codreamer.agent.writer.grammar import wordset
+from codreamer.agent.writer.conventions import (
+    goal_object,
+    goal_variants,
+    greeting_name,
+    role_title,
+)
 from codreamer.agent.writer.notes import notes_reference, notes_told
 from codreamer.agent.writer.plan import Plan, Step, stems
 from codreamer.agent.writer.subject import subject_topic
 from codreamer.agent.writer.text import sentences
+from codreamer.agent.writer.vocabulary import Vocabulary, notes_caps
 from codreamer.agent.writer.voice import agree, plain
 from codreamer.models import FinalEmail, Scenario, Sender
 
@@ -86,7 +92,6 @@ _S: Any = _Frames(_ENV.get_template("sentences.j2").module)
 # Prospect names that mean "no one in particular" (the neutral reader of a run on
 # a graph of its own): greeted without a name.
 NEUTRAL_NAMES = frozenset({"there", "reader", "colleague"})
-_HONORIFICS = {"dr": "Dr.", "mr": "Mr", "mrs": "Mrs", "ms": "Ms", "mx": "Mx", "prof": "Professor"}
 _WS = re.compile(r"\s+")
 _NOTES_BEAR = 2  # stems a notes sentence shares with the facts told, to be told
 # a plural topic takes "are": "court deadlines are", "EMR and premiums are"
@@ -97,221 +102,11 @@ _OUR_THING = re.compile(
     r"^At (?P<brand>[^,]+), we use our (?P<thing>.+?) to (?P<told>.+)$"
 )  # subject_topic's answer when the walk names no problem
 _NEEDS_BEFORE = re.compile(r"^(?:it|this|these|they|that|then|also)\b", re.IGNORECASE)
-_GOAL_VERB = re.compile(
-    r"^(?:secure|book|schedule|arrange|set\s+up|get|land|start|run|organi[sz]e|hold|plan|"
-    r"propose|request|win|obtain|confirm|have)\s+(?=(?:a|an|the|one|two|three|\d)\b)",
-    re.IGNORECASE,
-)
-_ALWAYS_LOWER = wordset(
-    """
-    a an the most many every each some any all no one two three several few without with
-    during when while if once after before since because as in on at for from by to of
-    there this these those it its you your our their
-    """
-)
 
 
 @lru_cache(maxsize=65536)
 def _hash(key: str, slot: str) -> int:
     return int.from_bytes(hashlib.blake2b(f"{key}|{slot}".encode(), digest_size=4).digest(), "big")
-
-
-_MEETING = re.compile(
-    r"^(?:a|an)\s+(?:(?P<n>\d+)-minute\s+)?(?P<kind>[\w-]+\s+)?(?P<what>call|demo|meeting|chat)\b"
-    r"(?P<rest>.*)$",
-    re.IGNORECASE,
-)
-
-
-@lru_cache(maxsize=4096)
-def goal_variants(obj: str) -> tuple[str, ...]:
-    """Ways to say the goal's object that keep its facts (length, kind, audience):
-    a goal shared by many prospects is not one stock phrase in every email."""
-    m = _MEETING.match(obj)
-    if not m:
-        return (obj,)
-    n, kind, what, rest = (
-        m.group("n"),
-        (m.group("kind") or "").strip(),
-        m.group("what"),
-        m.group("rest"),
-    )
-    out = [obj]
-    kind_what = f"{kind} {what}" if kind else what
-    if n:
-        out += [
-            f"{n} minutes on a {what}{rest}",
-            f"a short {n}-minute {what}{rest}",
-            f"a {n}-minute conversation{rest}",
-            f"a {kind_what} ({n} minutes){rest}",
-            f"a {what} of {n} minutes{rest}",
-        ]
-        if what in ("call", "chat", "meeting") and not rest.strip():
-            out.append(f"{n} minutes to talk it through{rest}")
-    elif kind:
-        out += [f"a short {kind_what}{rest}", f"a quick {kind_what}{rest}"]
-    return tuple(dict.fromkeys(out))
-
-
-@lru_cache(maxsize=4096)
-def goal_object(goal: str) -> str:
-    """'Secure a 20-minute discovery call' -> 'a 20-minute discovery call' ('' if no match)."""
-    g = _WS.sub(" ", goal).strip().rstrip(".!?")
-    m = _GOAL_VERB.match(g)
-    return g[m.end() :] if m else ""
-
-
-def _common_shape(word: str) -> bool:
-    """An adverb, a participle or a gerund is never a name ("Efficiently", "Rushed")."""
-    return word.endswith(("ly", "ing", "ed")) and len(word) > 4
-
-
-class Vocabulary:
-    """What the graph's own text says about case: a word seen in lower case is a
-    common word (safe to lower-case after a lead-in); one only ever capitalised is a
-    name (kept as written, and never flagged by the check)."""
-
-    def __init__(self, texts: list[str], names: list[str]) -> None:
-        lower: set[str] = set()
-        caps: set[str] = set()
-        for t in texts:
-            # not inside an address or a domain ("reviewly.io" is still Reviewly)
-            words = re.findall(r"(?<![\w@./])[A-Za-z][\w'-]*(?![\w@]|\.\w)", t)
-            lower.update(w for w in words if w[0].islower())
-            for prev, w in zip(words, words[1:], strict=False):
-                if w[0].isupper() and not prev.endswith((".", "!", "?", ":")):
-                    caps.add(w.removesuffix("'s"))
-        self.lower = frozenset(w.lower() for w in lower)
-        self.caps = frozenset(caps)
-        self._proper: dict[str, bool] = {}
-        self._with_names: dict[tuple[str, ...], Vocabulary] = {}
-        self.checked: dict[str, str] = {}  # sentence -> repaired, or "" when broken
-        self.plans: dict[tuple[tuple[str, ...], int, str], Plan] = {}  # per graph
-        self.names = frozenset(w for n in names for w in n.split() if w)
-
-    def proper(self, word: str) -> bool:
-        hit = self._proper.get(word)
-        if hit is None:
-            hit = self._proper[word] = self._is_proper(word)
-        return hit
-
-    def _is_proper(self, word: str) -> bool:
-        w = word.strip(",.;:!?'\"()")
-        if w.endswith(("'s", "’s")):
-            w = w[:-2]
-        if w in self.names or (len(w) > 1 and (w.isupper() or any(c.isupper() for c in w[1:]))):
-            return True
-        if w in self.caps:  # capitalised mid-sentence somewhere in the graph: a name
-            return True
-        low = w.lower()
-        return not (low in self.lower or low in _ALWAYS_LOWER or _common_shape(low))
-
-    def for_names(self, names: list[str]) -> Vocabulary:
-        """This graph's vocabulary with the names of one email's people and companies
-        (memoised: a run writes to the same few prospects over and over)."""
-        key = tuple(names)
-        hit = self._with_names.get(key)
-        if hit is None:
-            if len(self._with_names) >= 1024:
-                self._with_names.clear()
-            hit = Vocabulary([], names)
-            hit.lower, hit.caps = self.lower, self.caps
-            self._with_names[key] = hit
-        return hit
-
-    def lowered(self, sentence: str) -> str:
-        """The sentence with its first word in lower case, or "" when it is a name."""
-        first = sentence.split(" ", 1)[0]
-        if not first or self.proper(first):
-            return ""
-        return sentence[0].lower() + sentence[1:]
-
-
-@lru_cache(maxsize=4096)
-def _notes_caps(notes: str) -> frozenset[str]:
-    """Words the notes capitalise mid-sentence: names ("Main Street", "Millbrook")."""
-    return Vocabulary(sentences(notes), []).caps  # a sentence's first word is not a name
-
-
-_GRAPH_CACHE: dict[int, tuple[GraphStore, Vocabulary, frozenset[str]]] = {}
-
-
-def graph_facts(store: GraphStore) -> tuple[Vocabulary, frozenset[str]]:
-    """Per graph, once: its vocabulary, and the rationales it repeats on three or more
-    edges (boilerplate such as "the next problem follows", not a reason)."""
-    hit = _GRAPH_CACHE.get(id(store))
-    if hit is not None and hit[0] is store:
-        return hit[1], hit[2]
-    texts: list[str] = []
-    counts: dict[str, int] = {}
-    for nid, node in store.nodes.items():
-        texts.append(node.content)
-        for nb in store.out_neighbours(nid):
-            r = nb.rationale.strip()
-            texts.append(r)
-            counts[r] = counts.get(r, 0) + 1
-    vocab = Vocabulary(texts, [])
-    repeated = frozenset(r for r, c in counts.items() if c >= 3)
-    if len(_GRAPH_CACHE) > 64:
-        _GRAPH_CACHE.clear()
-    _GRAPH_CACHE[id(store)] = (store, vocab, repeated)
-    return vocab, repeated
-
-
-_TITLE_ABBREV = {
-    "sr.": "Senior",
-    "jr.": "Junior",
-    "asst.": "Assistant",
-    "assoc.": "Associate",
-    "mgr.": "Manager",
-    "dir.": "Director",
-    "exec.": "Executive",
-    "vp.": "VP",
-}
-
-
-def _role_title(title: str) -> str:
-    """A title as said after "as": "VP, Claims Operations" -> "VP of Claims Operations"."""
-    t = _WS.sub(" ", title).strip().rstrip(".,")
-    if len(t) > 60:
-        return ""
-    head, sep, tail = t.partition(", ")
-    if sep and head.split()[-1].upper() in (
-        "VP",
-        "SVP",
-        "EVP",
-        "AVP",
-        "DIRECTOR",
-        "HEAD",
-        "MANAGER",
-    ):
-        t = f"{head} of {tail}"
-    elif sep:
-        t = head
-    # mid-sentence, a title's common words read in lower case ("as data protection
-    # officer"); acronyms and names keep theirs ("as VP of claims at ...")
-    words = [_TITLE_ABBREV.get(w.lower(), w) for w in t.split()]
-    if any("." in w for w in words):
-        return " ".join(words)  # an abbreviation left: its case as written
-    return " ".join(
-        w if w.isupper() or any(c.isupper() for c in w[1:]) else w.lower() for w in words
-    )
-
-
-def _greeting_name(name: str, formal: bool) -> str:
-    """First name; formally, title and surname when the name carries a title (a
-    stranger's gender is never guessed, so no title is made up)."""
-    words = name.split()
-    if not words:
-        return name
-    title = _HONORIFICS.get(words[0].rstrip(".").lower())
-    if title and len(words) > 1:
-        return (
-            f"{title} {words[-1]}"
-            if formal
-            else (words[1] if len(words) > 2 else f"{title} {words[-1]}")
-        )
-    return words[0]
 
 
 class Realiser:
@@ -341,7 +136,7 @@ class Realiser:
         names = [p.name, self.company, sender.name, self.seller]
         self.vocab = vocab.for_names(names)
         self.formal = style.formal
-        self.notes_caps = _notes_caps(p.notes or "")
+        self.notes_caps = notes_caps(p.notes or "")
 
     def v(self, slot: str) -> int:
         return _hash(self.key, slot)
@@ -429,7 +224,7 @@ class Realiser:
         p = self.scenario.prospect
         if self.neutral or not topic or topic == NO_TOPIC:
             return ""
-        title = _role_title(p.title or "")
+        title = role_title(p.title or "")
         if not title and not self.company:
             return ""
         v = self.v("role")
@@ -508,7 +303,7 @@ class Realiser:
                 _S.greeting(
                     self.formal,
                     self.v("greet"),
-                    _greeting_name(p.name, self.formal),
+                    greeting_name(p.name, self.formal),
                     self.neutral,
                 )
             ),
