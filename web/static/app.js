@@ -21,6 +21,7 @@ const ui = {
   state: null,
   mock: null, // sample data, fetched only when the backend is unreachable
   backendReachable: null,
+  backendChecked: null, // what the last health check found (a run poll sets only the above)
   run: null, // the backend's GET /runs/{id} answer for the followed run
   runUnreachable: false, // the last status poll of that run failed
   runTimer: null,
@@ -308,8 +309,13 @@ function prospectsOf(runId) {
   return listed && Array.isArray(listed.prospects) ? listed.prospects : [];
 }
 
+// A run given no prospect on a graph of its own writes to the backend's neutral reader,
+// whose name is the "there" of "Hello there": say what it is instead.
 function prospectName(p) {
-  return p.name && p.name !== 'there' ? p.name : (p.scenario_id || 'the reader');
+  if (p.scenario_id === 'neutral-reader' || (p.name || '').toLowerCase() === 'there') {
+    return 'neutral reader (no prospect given)';
+  }
+  return p.name || p.scenario_id || 'the reader';
 }
 
 // The email shown, for the prospect chosen: the webhook's is the first prospect's; the
@@ -425,7 +431,10 @@ async function checkBackend() {
     const r = await getJson('/api/backend');
     reachable = Boolean(r.ok && r.data && r.data.reachable);
   } catch { reachable = false; }
-  const changed = reachable !== ui.backendReachable;
+  // Compared with the last check, not with backendReachable: a run poll that answers
+  // first sets that to true, and the presets and form bounds would then never load.
+  const changed = reachable !== ui.backendChecked;
+  ui.backendChecked = reachable;
   ui.backendReachable = reachable;
   if (!reachable && ui.mock === null) {
     try { ui.mock = (await getJson('/api/mock')).data; } catch { /* keep trying later */ }
@@ -454,9 +463,10 @@ async function loadRuns() {
 }
 
 function prospectNames(run) {
-  const names = (run.prospects || []).map((p) => p.name || p.scenario_id).filter(Boolean);
-  if (!names.length) return 'the backend\'s default prospect';
-  return names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ');
+  const names = (run.prospects || []).map(prospectName);
+  if (!names.length) return 'The backend\'s default prospect';
+  const text = names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ');
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function renderRunList() {
