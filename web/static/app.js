@@ -534,6 +534,8 @@ function watchRun(runId) {
         delay = POLL_RUN_MS * 3; // backend down or busy: keep trying, less often
       }
     } catch { ui.runUnreachable = true; delay = POLL_RUN_MS * 3; }
+    // The pill says what the run's line says, not what a health check found seconds ago.
+    if (ui.runUnreachable) ui.backendReachable = false;
     render();
     // Keep polling while the run works, while the backend is away, and while a
     // finished run's final webhook is still on its way.
