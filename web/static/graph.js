@@ -98,11 +98,15 @@ function columnsGeometry(layerList, edges) {
 }
 
 // Layers as rows, each wrapped to `width`; a left gutter carries edges that go back up.
-function rowsGeometry(layerList, width) {
-  const inner = width - 2 * MARGIN - ROW.gutter - ROW.gutterR;
+function rowsGeometry(layerList, available) {
+  const room = available - 2 * MARGIN - ROW.gutter - ROW.gutterR;
   const perRow = Math.max(1, Math.min(ROW.maxPerRow,
-    Math.floor((inner + ROW.gapX) / (ROW.minBoxW + ROW.gapX))));
-  const boxW = Math.min(ROW.maxBoxW, (inner - (perRow - 1) * ROW.gapX) / perRow);
+    Math.floor((room + ROW.gapX) / (ROW.minBoxW + ROW.gapX))));
+  const boxW = Math.min(ROW.maxBoxW, (room - (perRow - 1) * ROW.gapX) / perRow);
+  // Boxes at their widest leave room over: the gutters stay beside the rows, not at
+  // the far sides of a wide screen, so edges don't cross empty space to reach them.
+  const inner = Math.min(room, perRow * boxW + (perRow - 1) * ROW.gapX);
+  const width = inner + 2 * MARGIN + ROW.gutter + ROW.gutterR;
   const pos = new Map();
   let y = MARGIN;
   let band = 0;
