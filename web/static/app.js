@@ -200,10 +200,12 @@ export function iterationsDone(run) {
   return rows.reduce((m, r) => (Number.isInteger(r.iteration) ? Math.max(m, r.iteration) : m), 0);
 }
 
-function statusLine(id, status, run, unreachable) {
+// `shown`: the iteration of this run's email on the page. Its webhook comes live and
+// can be a poll ahead of the backend's status: the line never counts fewer than it.
+function statusLine(id, status, run, unreachable, shown) {
   const p = (run && run.progress) || {};
   const parts = [`Run ${id}`, status];
-  if (p.iterations) parts.push(`${iterationsDone(run)} of ${p.iterations} iterations done`);
+  if (p.iterations) parts.push(`${Math.max(iterationsDone(run), shown)} of ${p.iterations} iterations done`);
   if (p.step && status === 'running') parts.push(`now ${STEP_WORDS[p.step] || 'working'}`);
   if (unreachable) parts.push('backend unreachable: status may be out of date');
   return parts.join(' · ');
@@ -216,7 +218,8 @@ function renderRun(v) {
   const run = runFor(id);
   const status = run ? run.status : 'starting';
   const p = (run && run.progress) || {};
-  $('run-status').textContent = statusLine(id, status, run, ui.runUnreachable);
+  const shown = v.latest && v.latest.run_id === id && Number.isInteger(v.latest.iteration) ? v.latest.iteration : 0;
+  $('run-status').textContent = statusLine(id, status, run, ui.runUnreachable, shown);
   let fraction = Number(p.fraction);
   if (!Number.isFinite(fraction) && p.iterations) fraction = (Number(p.iteration) || 0) / p.iterations;
   $('run-progress').value = status === 'succeeded' ? 1 : (Number.isFinite(fraction) ? fraction : 0);
