@@ -1,4 +1,5 @@
-"""The graph's edges run clear of its nodes, on a phone and on a desktop.
+"""The graph's edges run clear of its nodes, and its names are whole, on a phone and
+on a desktop.
 
 Real API, real dashboard, real Chromium: each graph is uploaded through the form
 and drawn as the run starts. The check is geometric, read back from the drawn SVG:
@@ -62,7 +63,10 @@ EDGE_CHECK_JS = """() => {
     || b.y + b.height > root.viewBox.baseVal.height + 1; };
   return { layout: root.classList.contains('rows') ? 'rows' : 'columns', nodes: boxes.length,
            edges: paths.length, hits,
-           clipped: paths.filter(out).map((p) => `${p.dataset.source} -> ${p.dataset.target}`) };
+           clipped: paths.filter(out).map((p) => `${p.dataset.source} -> ${p.dataset.target}`),
+           cut: [...root.querySelectorAll('text.node-label')]
+             .filter((t) => t.textContent.endsWith('…'))
+             .map((t) => t.parentNode.dataset.nodeId) };
 }"""
 
 
@@ -147,6 +151,8 @@ def test_edges_clear_of_nodes(browser: Any, dashboard: str, graph: Path, desktop
             assert info["edges"] == edge_count(nodes), f"{where}: {info['edges']} edges drawn"
             assert not info["hits"], f"{where}: {info['hits'][:6]}"
             assert not info["clipped"], f"{where}: edges cut off {info['clipped']}"
+            # Names wrap onto as many lines as they need; none is cut short.
+            assert not info["cut"], f"{where}: node names cut {info['cut']}"
             assert info["layout"] == ("rows" if width < 600 else desktop), where
             page.locator("#graph-view").screenshot(
                 path=str(ARTIFACTS / f"edges-{graph.stem}-{width}x{height}.png")

@@ -15,6 +15,9 @@ const COL = { boxW: 184, boxH: 80, gapX: 52, gapY: 12, maxRows: 12, top: 40 };
 // so no edge runs behind a node.
 const ROW = { minBoxW: 132, maxBoxW: 220, boxH: 76, gapX: 10, gapY: 34, gutter: 20, gutterR: 16, maxPerRow: 4 };
 const MAX_LABEL_LINES = 3;
+const LINE_H = 15; // label line spacing
+// How many label lines a box of height h holds above its score bar.
+const linesFor = (h) => Math.max(1, Math.floor((h - 29) / LINE_H));
 // Below this scale the columns layout is unreadable: switch to rows.
 const MIN_SCALE = 0.72;
 const CHAR_PX = 7.6; // average width of a 12.5 px bold label character
@@ -107,6 +110,12 @@ function rowsGeometry(layerList, available) {
   // the far sides of a wide screen, so edges don't cross empty space to reach them.
   const inner = Math.min(room, perRow * boxW + (perRow - 1) * ROW.gapX);
   const width = inner + 2 * MARGIN + ROW.gutter + ROW.gutterR;
+  const chars = Math.max(10, Math.floor((boxW - 16) / CHAR_PX));
+  // Narrow boxes: a long generated id ("ai-model-development-lifecycle-fde58366") takes
+  // four lines; make every box a line taller rather than cut its name. The estimate is
+  // kept on the safe side, as measured text may wrap sooner.
+  const boxH = layerList.flat().some((id) => wrapLabel(id, chars - 2, 9).length > MAX_LABEL_LINES)
+    ? ROW.boxH + LINE_H : ROW.boxH;
   const pos = new Map();
   let y = MARGIN;
   let band = 0;
@@ -115,15 +124,12 @@ function rowsGeometry(layerList, available) {
       const row = layer.slice(s, s + perRow);
       const used = row.length * boxW + (row.length - 1) * ROW.gapX;
       const x0 = MARGIN + ROW.gutter + (inner - used) / 2;
-      row.forEach((id, i) => pos.set(id, { x: x0 + i * (boxW + ROW.gapX), y, w: boxW, h: ROW.boxH, band }));
-      y += ROW.boxH + ROW.gapY;
+      row.forEach((id, i) => pos.set(id, { x: x0 + i * (boxW + ROW.gapX), y, w: boxW, h: boxH, band }));
+      y += boxH + ROW.gapY;
       band += 1;
     }
   }
-  return {
-    pos, width, height: y - ROW.gapY + MARGIN, vertical: true,
-    chars: Math.max(10, Math.floor((boxW - 16) / CHAR_PX)),
-  };
+  return { pos, width, height: y - ROW.gapY + MARGIN, vertical: true, chars };
 }
 
 // The geometry for a container `available` px wide.
@@ -259,15 +265,16 @@ export function renderGraphSvg(container, nodes, edges, cited, scale) {
 
 function labelLines(g, id, chars, fill) {
   for (const t of g.querySelectorAll('text.node-label')) t.remove();
-  const ref = g.querySelector('rect.box').nextSibling; // labels just above the box
-  wrapLabel(id, chars).forEach((line, i) => {
-    g.insertBefore(svg('text', { class: 'node-label', x: 8, y: 17 + i * 15, fill }, line), ref);
+  const box = g.querySelector('rect.box');
+  const ref = box.nextSibling; // labels just above the box
+  wrapLabel(id, chars, linesFor(Number(box.getAttribute('height')))).forEach((line, i) => {
+    g.insertBefore(svg('text', { class: 'node-label', x: 8, y: 17 + i * LINE_H, fill }, line), ref);
   });
 }
 
 // Character counts only estimate widths: once drawn, wrap a label that still runs
-// past its box (wide letters, another font) into narrower lines, up to three, and
-// shorten only what three lines cannot hold, so no label leaves its node.
+// past its box (wide letters, another font) into narrower lines, as many as the box
+// holds, and shorten only what those cannot hold, so no label leaves its node.
 function fitLabels(root) {
   for (const g of root.querySelectorAll('g.node')) {
     const room = Number(g.querySelector('rect.box').getAttribute('width')) - 14;
