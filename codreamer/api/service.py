@@ -6,6 +6,7 @@ codreamer/errors.py and the API layer maps them to statuses.
 
 from __future__ import annotations
 
+import difflib
 import json
 import threading
 from pathlib import Path
@@ -93,8 +94,12 @@ class Catalog:
         for s in scenarios:
             if s.id == choice:
                 return s
-        known = ", ".join(s.id for s in scenarios) or "none"
-        raise ScenarioError(f"scenario: unknown scenario id {choice!r}; known ids: {known}")
+        ids = [s.id for s in scenarios]
+        close = difflib.get_close_matches(choice, ids, n=1, cutoff=0.75)
+        known = ", ".join(ids) or "none"
+        hint = f"; did you mean {close[0]!r}? Known" if close else "; known"
+        hint += f" ids: {known}"
+        raise ScenarioError(f"scenario: unknown scenario id {choice!r}{hint}")
 
 
 def run_feedback_path(settings: Settings, agent: str | None) -> str:
