@@ -11,10 +11,12 @@
 3. 1,000 leads are written on one core (the process pinned to one CPU, BLAS single-
    threaded); CPU and wall time are reported.
 4. A simulated team rates emails the agent writes (its policy sampled, so the emails
-   vary). The team's taste differs from the judge's defaults: it grades almost only by
-   brevity and specificity (grade = 1 + 4 * concision^0.5 * specificity^0.5, as the
-   judge's own criteria measure them; what the judge's fitted total weighs besides,
-   the team ignores). The ratings go into the agent's feedback file; the next run
+   vary). The team's taste differs from the judge's defaults: it grades only by how
+   much the email is about the reader (grade = 1 + 4 * relevance^0.5 *
+   specificity^0.5, as the judge's own criteria measure them; what the judge's fitted
+   total weighs besides, the team ignores). Until round 5 the taste was brevity and
+   specificity; since the writer's fourth pass every email scores 1.0 on concision,
+   and a taste for what never varies teaches nothing. The ratings go into the agent's feedback file; the next run
    continuing the agent refits the judge's total to them (held-out ratings kept out of
    the fit), and the benchmark checks agreement again on 60 further ratings no fit saw.
 
@@ -59,8 +61,8 @@ LAST = ["Moreau", "Singh", "Okoro", "Larsen", "Ng", "Costa", "Weber", "Ito", "Di
 
 
 def team_grade(scores: dict[str, float]) -> float:
-    """The simulated team: brevity and specificity, nothing else."""
-    return 1.0 + 4.0 * (scores["concision"] ** 0.5) * (scores["specificity"] ** 0.5)
+    """The simulated team: is the email about the reader? Nothing else."""
+    return 1.0 + 4.0 * (scores["relevance"] ** 0.5) * (scores["specificity"] ** 0.5)
 
 
 def train(settings: Settings, scenario_ids: list[str], iterations: int) -> dict[str, object]:
@@ -199,7 +201,7 @@ def main() -> None:
             "ratio": round(mean_agent / mean_oracle, 4), "target": 0.93},
         "thousand_leads": {"cpu_s": round(cpu, 3), "wall_s": round(wall, 3), "target_s": 5.0},
         "team": {
-            "taste": "grade = 1 + 4 * sqrt(concision * specificity)",
+            "taste": "grade = 1 + 4 * sqrt(relevance * specificity)",
             "ratings": len(rated), "continued": second,
             "fresh_ratings": len(fresh),
             "spearman_default_judge": round(before, 4),
