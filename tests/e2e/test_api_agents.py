@@ -12,7 +12,8 @@ from typing import Any
 
 import httpx
 import pytest
-from api_support import ApiServer, weave_graph_variant, weave_request
+
+from tests.support.api import ApiServer, weave_graph_variant, weave_request
 
 pytestmark = pytest.mark.e2e
 

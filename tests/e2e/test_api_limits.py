@@ -7,15 +7,17 @@ import asyncio
 import os
 import re
 import socket
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-from api_support import REPO, ApiServer, free_port, weave_request
-from browser_support import CHROMIUM, CHROMIUM_ARGS
+
+from tests.support.api import ApiServer, weave_request
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS
+from tests.support.cli import run_cli
+from tests.support.env import bare_env
+from tests.support.server import free_port
 
 pytestmark = pytest.mark.e2e
 
@@ -169,14 +171,6 @@ def test_docs_render_in_a_browser_without_internet(keyed: ApiServer) -> None:
             browser.close()
 
 
-def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "HOME": str(cwd)}
-    return subprocess.run(
-        [sys.executable, "-m", "codreamer.cli", *args],
-        capture_output=True, text=True, timeout=60, cwd=cwd, env=env,
-    )  # fmt: skip
-
-
 @pytest.mark.parametrize(
     ("args", "flag"),
     [
@@ -195,7 +189,7 @@ def test_a_port_in_use_gets_one_line_naming_the_flag(
         busy.listen()
         port = busy.getsockname()[1]
         argv = [a.format(busy=port, free=free_port()) for a in args]
-        r = _cli(*argv, cwd=tmp_path)
+        r = run_cli(*argv, cwd=tmp_path, base=bare_env(tmp_path), timeout=60)
     assert r.returncode == 2, r.stderr
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1, r.stderr

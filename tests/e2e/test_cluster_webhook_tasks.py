@@ -24,11 +24,11 @@ from collections import Counter
 from itertools import pairwise
 from pathlib import Path
 
-from api_support import weave_request
-from cluster_support import CELERY_E2E, RedisServer, Worker, cluster_env, replica
 from fastapi import FastAPI, Request, Response
 
-from web.testing import serve_in_thread
+from tests.support.api import weave_request
+from tests.support.cluster import CELERY_E2E, RedisServer, Worker, cluster_env, replica
+from tests.support.server import serve_in_thread
 
 pytestmark = CELERY_E2E
 

@@ -18,12 +18,13 @@ from typing import Any
 
 import httpx
 import pytest
-from browser_support import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS
 
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS
+from tests.support.paths import ARTIFACTS
+from tests.support.server import serve_in_thread
 from web.app import create_app
 from web.config import WebSettings
 from web.signature import sign_headers
-from web.testing import serve_in_thread
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 

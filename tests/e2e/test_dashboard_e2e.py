@@ -13,12 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from api_support import KG, api_server  # tests/e2e/api_support.py: `codreamer api` subprocess
-from browser_support import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS
 
+from tests.support.api import api_server
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS
+from tests.support.paths import ARTIFACTS, KG
+from tests.support.server import free_port, serve_in_thread
 from web.app import create_app
 from web.config import WebSettings
-from web.testing import free_port, serve_in_thread
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 

@@ -18,14 +18,14 @@ from typing import Any
 
 import httpx
 import pytest
-from api_support import ApiServer
-from dashboard_support import launch_browser
 from fastapi import FastAPI
 from fastapi.responses import HTMLResponse
 
+from tests.support.api import ApiServer
+from tests.support.browser import launch_browser
+from tests.support.server import free_port, serve_in_thread
 from web.app import create_app
 from web.config import WebSettings
-from web.testing import free_port, serve_in_thread
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 

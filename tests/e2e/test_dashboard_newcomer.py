@@ -15,13 +15,15 @@ from typing import Any
 
 import httpx
 import pytest
-from api_support import REPO, ApiServer
-from dashboard_support import DESKTOP, click_generate, launch_browser, screens
 
 from codreamer.store.feedback import feedback_file
+from tests.support.api import ApiServer
+from tests.support.browser import launch_browser
+from tests.support.dashboard import DESKTOP, click_generate, screens
+from tests.support.paths import REPO
+from tests.support.server import free_port, serve_in_thread
 from web.app import create_app
 from web.config import WebSettings
-from web.testing import free_port, serve_in_thread
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 

@@ -21,10 +21,11 @@ from typing import Any
 
 import httpx
 import pytest
-from api_support import REPO
-from dashboard_support import PHONE, check_layout, click_generate, launch_browser
 
-from web.testing import free_port
+from tests.support.browser import launch_browser
+from tests.support.dashboard import PHONE, check_layout, click_generate
+from tests.support.paths import REPO
+from tests.support.server import free_port
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 

@@ -7,7 +7,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from llm.openai_server import OpenAIServer, Reply, clean_env, codreamer_bin, default_brain, error
 
 from codreamer.config import Settings
 from codreamer.errors import ConfigError, JudgeError
@@ -17,6 +16,9 @@ from codreamer.judge.rubric import CRITERIA
 from codreamer.judge.rubric.total import default_total
 from codreamer.llm.client import ChatClient
 from codreamer.models import FinalEmail, Sender
+from tests.support.cli import codreamer_bin
+from tests.support.env import clean_env
+from tests.support.openai_server import OpenAIServer, Reply, default_brain, error
 
 REPO = Path(__file__).resolve().parents[2]
 EMAIL = FinalEmail(

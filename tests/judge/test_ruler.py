@@ -8,7 +8,6 @@ import os
 from pathlib import Path
 
 import pytest
-from llm.openai_server import OpenAIServer, Reply, error
 
 from codreamer.config import Settings
 from codreamer.errors import ConfigError, JudgeError
@@ -17,6 +16,7 @@ from codreamer.judge.ruler import RulerJudge, litellm_model
 from codreamer.loaders import load_graph, resolve_scenario
 from codreamer.models import FinalEmail
 from codreamer.preflight import installed
+from tests.support.openai_server import OpenAIServer, Reply, error
 
 pytestmark = [
     pytest.mark.art,

@@ -22,8 +22,6 @@ from pathlib import Path
 import httpx
 import numpy as np
 import pytest
-from event_gate import EventGate
-from llm.openai_server import clean_env, codreamer_bin
 
 from codreamer.agent.policies.base import ToolCall, Turn
 from codreamer.agent.policies.openai_policy import OpenAIPolicy
@@ -35,6 +33,9 @@ from codreamer.llm.client import ChatClient
 from codreamer.llm.local import bundled_model
 from codreamer.preflight import installed
 from codreamer.store.files import read_jsonl
+from tests.support.cli import codreamer_bin, run_cli
+from tests.support.env import clean_env
+from tests.support.event_gate import EventGate
 
 REPO = Path(__file__).resolve().parents[2]
 HAVE = installed("xllamacpp") and bundled_model() is not None
@@ -178,17 +179,6 @@ def test_openai_policy_rollouts_finish_on_the_real_model(llm_url, store, scenari
                 json.loads(c["function"]["arguments"])  # every replayed call is valid JSON
 
 
-def run_cli(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [codreamer_bin(), *args],
-        cwd=cwd,
-        env=clean_env(**env),
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-
-
 def test_learn_loop_openai_policy_llm_judge_and_prompt_trainer_end_to_end(llm_url, tmp_path):
     data = tmp_path / "data"
     shutil.copytree(REPO / "data", data)
@@ -201,7 +191,9 @@ def test_learn_loop_openai_policy_llm_judge_and_prompt_trainer_end_to_end(llm_ur
         "CODREAMER_RESULTS_DIR": str(tmp_path / "results"),
     }
     args = ["learn-loop", "1", "1", "--group-size", "2", "--seed", "3", "--json"]
-    p = run_cli([*args, "--policy", "openai", "--judge", "llm"], tmp_path, **env)
+    p = run_cli(
+        *args, "--policy", "openai", "--judge", "llm", cwd=tmp_path, script=True, timeout=900, **env
+    )
     assert p.returncode == 0, p.stderr
     summary = json.loads(p.stdout.strip().splitlines()[-1])
     run = tmp_path / "results" / "runs" / summary["run_id"]
@@ -211,7 +203,16 @@ def test_learn_loop_openai_policy_llm_judge_and_prompt_trainer_end_to_end(llm_ur
     assert prompt["version"] == 1  # the prompt trainer made a version
     policy = json.loads((run / "iter1_policy.json").read_text())
     assert policy["trainer_state"]["trainer"] == "prompt"
-    shown = run_cli(["prompts", "show", summary["run_id"], "--json"], tmp_path, **env)
+    shown = run_cli(
+        "prompts",
+        "show",
+        summary["run_id"],
+        "--json",
+        cwd=tmp_path,
+        script=True,
+        timeout=900,
+        **env,
+    )
     assert shown.returncode == 0 and len(json.loads(shown.stdout)) == 2, shown.stderr
 
 
@@ -234,7 +235,7 @@ def test_a_seeded_run_killed_after_an_iteration_resumes_byte_identical(llm_url, 
     runs = tmp_path / "results" / "runs"
     ref_id, cut_id = "run-20260101-000000-11aa11", "run-20260101-000000-22bb22"
 
-    ref = run_cli([*args, "--json"], tmp_path, **env, RUN_ID=ref_id)
+    ref = run_cli(*args, "--json", cwd=tmp_path, script=True, timeout=900, **env, RUN_ID=ref_id)
     assert ref.returncode == 0, ref.stderr
 
     with EventGate() as gate:
@@ -252,7 +253,9 @@ def test_a_seeded_run_killed_after_an_iteration_resumes_byte_identical(llm_url, 
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
     assert not (runs / cut_id / "iter2_email.json").exists()
-    resumed = run_cli(["learn-loop", "--resume", cut_id, "--json"], tmp_path, **env)
+    resumed = run_cli(
+        "learn-loop", "--resume", cut_id, "--json", cwd=tmp_path, script=True, timeout=900, **env
+    )
     assert resumed.returncode == 0, resumed.stderr
 
     names = sorted(p.name for p in (runs / ref_id).glob("iter*")) + ["final_email.json"]

@@ -11,7 +11,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from llm.openai_server import OpenAIServer, text
 
 from codreamer.agent.policies.embedded import EmbeddedPolicy
 from codreamer.agent.policies.openai_policy import LLMDecision, OpenAIPolicy
@@ -26,6 +25,7 @@ from codreamer.llm.client import ChatClient
 from codreamer.loaders import load_graph, resolve_scenario
 from codreamer.preflight import has_cuda_gpu, installed
 from codreamer.runs.spec import RunSpec
+from tests.support.openai_server import OpenAIServer, text
 
 pytestmark = [
     pytest.mark.art,

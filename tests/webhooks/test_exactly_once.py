@@ -14,7 +14,6 @@ import hashlib
 import itertools
 import os
 import subprocess
-import sys
 import threading
 import time
 from collections import Counter
@@ -31,7 +30,9 @@ from codreamer.webhooks.dispatcher import STORE_POLL_S, Dispatcher
 from codreamer.webhooks.outbox import Outbox, read_outbox
 from codreamer.webhooks.redeliver import redeliver
 from codreamer.webhooks.schedule import parse_schedule
-from web.testing import serve_in_thread
+from tests.support.cli import codreamer_argv
+from tests.support.receiver import Receiver
+from tests.support.server import serve_in_thread
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEDULE = "0,0.1,0.1,0.1,0.1,0.1,0.1,0.1"
@@ -102,8 +103,8 @@ def _cli_dispatch(tmp_path: Path, url: str) -> subprocess.Popen[str]:
         "CODREAMER_WEBHOOK_SCHEDULE": SCHEDULE,
     }
     return subprocess.Popen(
-        [sys.executable, "-m", "codreamer.cli", "webhooks", "dispatch", "--url", url,
-         "--until-idle"],
+        codreamer_argv("webhooks", "dispatch", "--url", url,
+         "--until-idle"),
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -196,9 +197,6 @@ class CountingClaims(FileClaims):
 def test_an_event_in_flight_is_not_sent_by_another_sender(tmp_path: Path) -> None:
     """While one sender's POST hangs, another dispatcher (it sees the event pending and
     due) and a redelivery leave it alone; once it is acknowledged nobody sends it."""
-    sys.path.insert(0, str(REPO / "tests" / "api"))
-    from webhook_receiver import Receiver
-
     gate, arrived, first_arrived = threading.Event(), [], threading.Event()
 
     def respond(body: object) -> int:

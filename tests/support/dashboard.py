@@ -1,5 +1,6 @@
-"""What the dashboard's browser tests share: the browser, the two screen sizes, a layout
-check that fails on horizontal overflow or a node off screen, and a scripted backend.
+"""What the dashboard's browser tests share (the browser itself is started by
+tests/support/browser.py): the two screen sizes, a layout check that fails on
+horizontal overflow or a node off screen, and a scripted backend.
 
 The scripted backend stands in for the API only where a real run cannot be held in
 a state long enough to photograph it (a real run passes "dreaming" and "mid-run" in
@@ -10,38 +11,20 @@ metrics and the webhook outbox summary).
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import time
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
-import pytest
-from browser_support import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
+from tests.support.paths import ARTIFACTS
 from web.signature import sign_headers
 
 PHONE = (390, 844)
 DESKTOP = (1280, 900)
 SIZES = (PHONE, DESKTOP)
-
-
-def launch_browser() -> Iterator[Any]:
-    """For a module-scoped `browser` fixture: `yield from launch_browser()`."""
-    if not shutil.which(CHROMIUM):
-        if os.environ.get("CI"):
-            pytest.fail(f"{CHROMIUM} is missing; .ci/run must install Debian's chromium")
-        pytest.skip(f"{CHROMIUM} not installed (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 # Everything drawn must lie inside the viewport's width; graph nodes must be big enough

@@ -1,15 +1,11 @@
-"""Real API servers for the e2e tests: `python -m codreamer.cli api` on a free
-loopback port, in its own working directory with its own copy of data/."""
+"""Real API servers for the e2e tests and benchmarks: `python -m codreamer.cli api` on
+a free loopback port, in its own working directory with its own copy of data/."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import shutil
 import signal
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,14 +14,15 @@ from typing import Any
 
 import httpx
 
-REPO = Path(__file__).resolve().parents[2]
-SHARED = REPO / ".." / "shared"
-KG = SHARED / "kg"
-sys.path.insert(0, str(REPO / "tests" / "api"))
-
-from webhook_receiver import Receiver, free_port  # noqa: E402
-
-__all__ = ["ApiServer", "Receiver", "free_port", "api_server", "KG", "REPO", "SHARED"]
+from tests.support.env import clean_env
+from tests.support.paths import DATA, KG
+from tests.support.server import (
+    ServerExited,
+    ServerProcess,
+    free_port,
+    uvicorn_command,
+    uvicorn_ready,
+)
 
 TERMINAL = {"succeeded", "failed", "cancelled", "interrupted"}
 
@@ -38,32 +35,35 @@ FAST_WEBHOOKS = {
 }
 
 
-class PortTaken(RuntimeError):
-    pass
+class ApiServer(ServerProcess):
+    """`codreamer api` with results in `home/results` (or `results`) and a copy of the
+    sample data in `home/data`; `env` on top of a clean environment."""
 
-
-class ApiServer:
-    def __init__(self, home: Path, env: dict[str, str] | None = None, port: int | None = None):
+    def __init__(
+        self,
+        home: Path,
+        env: dict[str, str] | None = None,
+        port: int | None = None,
+        results: Path | None = None,
+    ):
         self.home = home
         self.port = port or free_port()
-        self.results = home / "results"
+        self.results = results or home / "results"
         self.data = home / "data"
         if not self.data.exists():
-            shutil.copytree(REPO / "data", self.data)
-        self.env = {
-            **{
-                k: v
-                for k, v in os.environ.items()
-                if not k.startswith(("CODREAMER_", "FRONTEND", "OPENAI_", "ART_"))
-            },
-            "CODREAMER_RESULTS_DIR": str(self.results),
-            "CODREAMER_DATA_DIR": str(self.data),
-            "PYTHONPATH": str(REPO),
-            **FAST_WEBHOOKS,
-            **(env or {}),
-        }
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.log = home / f"api-{self.port}.log"
+            shutil.copytree(DATA, self.data)
+        super().__init__(
+            [],
+            cwd=home,
+            env=clean_env(
+                CODREAMER_RESULTS_DIR=str(self.results),
+                CODREAMER_DATA_DIR=str(self.data),
+                **FAST_WEBHOOKS,
+                **(env or {}),
+            ),
+            log=home / f"api-{self.port}.log",
+            ready=[],
+        )
 
     @property
     def url(self) -> str:
@@ -72,63 +72,28 @@ class ApiServer:
     def start(self, timeout: float = 30.0) -> ApiServer:
         # A free port can be taken by another process between the probe and the bind
         # (many test runs share this machine): try a new one then, a few times.
-        for _ in range(3):
+        for attempt in range(4):
+            self.argv = uvicorn_command(
+                "codreamer.cli", "api", "--host", "127.0.0.1", "--port", str(self.port),
+                "--log-level", "warning",
+            )  # fmt: skip
+            self.ready = [uvicorn_ready(self.port)]
+            self.log = self.home / f"api-{self.port}.log"
             try:
-                return self._start(timeout)
-            except PortTaken:
+                super().start(timeout)
+                return self
+            except ServerExited as exc:
+                if "already in use" not in exc.tail or attempt == 3:
+                    raise
                 self.port = free_port()
-        return self._start(timeout)
-
-    def _start(self, timeout: float) -> ApiServer:
-        # Its own process group, so a kill reaches only what this test started.
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "codreamer.cli",
-                "api",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(self.port),
-                "--log-level",
-                "warning",
-            ],
-            cwd=self.home,
-            env=self.env,
-            stdout=open(self.log, "ab"),  # noqa: SIM115 - the child keeps it
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                log = self.log.read_text()[-3000:]
-                if "already in use" in log:
-                    self.log.write_text("")
-                    raise PortTaken(self.port)
-                raise RuntimeError(f"API exited ({self.proc.returncode}):\n{log}")
-            try:
-                # 503: up, but a part is not ready (a test may break it on purpose).
-                if httpx.get(self.url + "/healthz", timeout=1).status_code in (200, 503):
-                    return self
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.1)
-        raise RuntimeError(f"API did not start:\n{self.log.read_text()[-3000:]}")
+        raise AssertionError("unreachable")
 
     def kill(self, sig: int = signal.SIGKILL) -> None:
-        if self.proc is not None and self.proc.poll() is None:
+        """`sig` to the API process alone (its runs are left to notice), then wait."""
+        if self.running():
+            assert self.proc is not None
             self.proc.send_signal(sig)
             self.proc.wait(15)
-
-    def stop(self) -> None:
-        if self.proc is None:
-            return
-        self.kill(signal.SIGTERM)
-        # Run processes follow their parent within a fraction of a second; make sure.
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
 
     # -- conveniences --------------------------------------------------------
     def client(self, **kw: Any) -> httpx.Client:
