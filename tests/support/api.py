@@ -56,10 +56,12 @@ class ApiServer(ServerProcess):
             [],
             cwd=home,
             env=clean_env(
-                CODREAMER_RESULTS_DIR=str(self.results),
-                CODREAMER_DATA_DIR=str(self.data),
-                **FAST_WEBHOOKS,
-                **(env or {}),
+                **{
+                    "CODREAMER_RESULTS_DIR": str(self.results),
+                    "CODREAMER_DATA_DIR": str(self.data),
+                    **FAST_WEBHOOKS,
+                    **(env or {}),  # the test's settings win
+                }
             ),
             log=home / f"api-{self.port}.log",
             ready=[],
@@ -112,6 +114,14 @@ class ApiServer(ServerProcess):
     def wait(
         self, run_id: str, timeout: float = 120.0, until: set[str] = TERMINAL
     ) -> dict[str, Any]:
+        """The run's status once it is in `until`. A run that ends is followed on its
+        event stream, which the API closes when the run has ended: woken by the run's
+        own events, not by polling. Only a wait for a live status (`running`) polls."""
+        if until <= TERMINAL:
+            self.follow(run_id, timeout)
+            st = self.status(run_id)
+            assert st["status"] in until, f"run {run_id} ended {st['status']}, not {until}"
+            return st
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             st = self.status(run_id)
@@ -119,6 +129,23 @@ class ApiServer(ServerProcess):
                 return st
             time.sleep(0.1)
         raise AssertionError(f"run {run_id} still {st['status']} after {timeout}s")
+
+    def follow(self, run_id: str, timeout: float = 120.0) -> list[dict[str, Any]]:
+        """Read the run's Server-Sent Events to the stream's end; its events, in order."""
+        deadline = time.monotonic() + timeout
+        events: list[dict[str, Any]] = []
+        url = f"{self.url}/runs/{run_id}/events"
+        # The read timeout bounds a silent stream; the API sends pings while a run is quiet.
+        with httpx.stream("GET", url, timeout=timeout) as r:
+            assert r.status_code == 200, r.read()[:500]
+            name = None
+            for line in r.iter_lines():
+                assert time.monotonic() < deadline, f"run {run_id} still going after {timeout}s"
+                if line.startswith("event:"):
+                    name = line.split(":", 1)[1].strip()
+                elif line.startswith("data:") and name not in ("ping", "end"):
+                    events.append(json.loads(line.split(":", 1)[1]))
+        return events
 
     def run_dir(self, run_id: str) -> Path:
         return self.results / "runs" / run_id

@@ -78,9 +78,11 @@ class RedisServer(ServerProcess):
 
         return redis.Redis.from_url(self.url, decode_responses=True)
 
-    def stop(self, sig: int = signal.SIGKILL, grace_s: float = 10.0) -> None:
+    def stop(
+        self, sig: int = signal.SIGKILL, grace_s: float = 10.0, *, group: bool = False
+    ) -> None:
         """SIGKILL by default: the broker lost, not shut down."""
-        super().stop(sig, grace_s)
+        super().stop(sig, grace_s, group=group)
 
 
 def cluster_env(redis: RedisServer, results: Path, **extra: str) -> dict[str, str]:
@@ -116,7 +118,7 @@ class Worker(ServerProcess):
                 "info",
             ],  # fmt: skip
             cwd=home,
-            env=clean_env(CODREAMER_DATA_DIR=str(data), **env),
+            env=clean_env(**{"CODREAMER_DATA_DIR": str(data), **env}),
             log=home / "worker.log",
             ready=[r" ready\."] * ready_lines,
         )
@@ -150,12 +152,17 @@ class Worker(ServerProcess):
             self.kill_group()
             self.proc.wait(15)
 
-    def stop(self, sig: int = signal.SIGTERM, grace_s: float = 10.0) -> None:
+    def stop(
+        self, sig: int = signal.SIGTERM, grace_s: float = 10.0, *, group: bool = False
+    ) -> None:
         """A warm shutdown; the group is killed only if the worker outlives `grace_s`
         (what it leaves behind after a clean exit is for the test to see)."""
         if not self.running():
             return
-        self.send(sig)
+        if group:
+            self.kill_group(sig)
+        else:
+            self.send(sig)
         assert self.proc is not None
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(grace_s)

@@ -105,10 +105,37 @@ class ServerExited(RuntimeError):
         self.tail = tail
 
 
+class _Output:
+    """One start's output: the patterns still awaited, the last lines, and whether the
+    pipe has ended. Each start has its own, so a line or the end of a stopped start's
+    output (its copier may still be draining) never counts for the next one."""
+
+    def __init__(self, ready: Sequence[str]) -> None:
+        self.waiting = [re.compile(p) for p in ready]
+        self.ended = False
+        self.tail: collections.deque[str] = collections.deque(maxlen=TAIL_LINES)
+        self.changed = threading.Condition()  # notified on each match and at the end
+
+    def line(self, line: str) -> None:
+        self.tail.append(line)
+        with self.changed:
+            # One line satisfies one pattern: a pattern given twice waits for two lines.
+            hit = next((p for p in self.waiting if p.search(line)), None)
+            if hit is not None:
+                self.waiting.remove(hit)
+                self.changed.notify_all()
+
+    def end(self) -> None:
+        with self.changed:
+            self.ended = True
+            self.changed.notify_all()
+
+
 class ServerProcess:
     """`argv` in `cwd` with exactly `env`, in its own process group (a kill reaches only
     what this test started). Ready once every pattern of `ready` has matched a line of
-    its output; the output goes on into `log` after that."""
+    its output; the output goes on into `log` after that. `start` again after `stop`
+    to restart it."""
 
     def __init__(
         self,
@@ -125,10 +152,7 @@ class ServerProcess:
         self.log = log
         self.ready = list(ready)
         self.proc: subprocess.Popen[bytes] | None = None
-        self._tail: collections.deque[str] = collections.deque(maxlen=TAIL_LINES)
-        self._changed = threading.Condition()
-        self._waiting: list[re.Pattern[str]] = []
-        self._ended = False
+        self._out = _Output([])
 
     @property
     def pid(self) -> int:
@@ -137,11 +161,11 @@ class ServerProcess:
 
     @property
     def tail(self) -> str:
-        return "".join(self._tail)
+        """The last lines of the latest start's output, for error messages."""
+        return "".join(self._out.tail)
 
     def start(self, timeout: float = 60.0) -> ServerProcess:
-        self._tail.clear()
-        self._waiting, self._ended = [re.compile(p) for p in self.ready], False
+        out = self._out = _Output(self.ready)
         self.proc = subprocess.Popen(
             self.argv,
             cwd=self.cwd,
@@ -153,36 +177,19 @@ class ServerProcess:
         )
         assert self.proc.stdout is not None
         threading.Thread(
-            target=self._copy, args=(self.proc.stdout,), name=f"log-{self.proc.pid}", daemon=True
+            target=_copy,
+            args=(self.proc.stdout, self.log, out),
+            name=f"log-{self.proc.pid}",
+            daemon=True,
         ).start()
-        with self._changed:
-            # Woken by each line that matches and by the end of the output.
-            if not self._changed.wait_for(lambda: not self._waiting or self._ended, timeout):
+        with out.changed:
+            if not out.changed.wait_for(lambda: not out.waiting or out.ended, timeout):
                 self.stop()
                 raise RuntimeError(f"{self.argv[:4]} not ready within {timeout}s:\n{self.tail}")
-            if self._waiting:
+            if out.waiting:
                 self.proc.wait(10)
                 raise ServerExited(self.argv, self.proc.returncode, self.tail)
         return self
-
-    def _copy(self, out: IO[bytes]) -> None:
-        # Every process of the group shares this pipe; it ends when the last one exits.
-        self.log.parent.mkdir(parents=True, exist_ok=True)
-        with out, open(self.log, "ab") as log:
-            for raw in out:
-                log.write(raw)
-                log.flush()
-                line = raw.decode(errors="replace")
-                self._tail.append(line)
-                with self._changed:
-                    # One line satisfies one pattern: a pattern given twice waits for two.
-                    hit = next((p for p in self._waiting if p.search(line)), None)
-                    if hit is not None:
-                        self._waiting.remove(hit)
-                        self._changed.notify_all()
-        with self._changed:
-            self._ended = True
-            self._changed.notify_all()
 
     def running(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
@@ -199,14 +206,31 @@ class ServerProcess:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.proc.pid, sig)
 
-    def stop(self, sig: int = signal.SIGTERM, grace_s: float = 15.0) -> None:
-        """`sig`, up to `grace_s` to exit, then SIGKILL to whatever is left of the group
-        (run processes follow their parent within a fraction of a second; make sure)."""
+    def stop(
+        self, sig: int = signal.SIGTERM, grace_s: float = 15.0, *, group: bool = False
+    ) -> None:
+        """`sig` (to the whole group if `group`: Ctrl-C in a terminal), up to `grace_s` to
+        exit, then SIGKILL to whatever is left of the group (run processes follow their
+        parent within a fraction of a second; make sure)."""
         if self.proc is None:
             return
         if self.proc.poll() is None:
-            self.proc.send_signal(sig)
+            if group:
+                self.kill_group(sig)
+            else:
+                self.proc.send_signal(sig)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.proc.wait(grace_s)
         self.kill_group()
         self.proc.wait(15)
+
+
+def _copy(pipe: IO[bytes], log: Path, out: _Output) -> None:
+    # Every process of the group shares the pipe: it ends when the last one exits.
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with pipe, open(log, "ab") as sink:
+        for raw in pipe:
+            sink.write(raw)
+            sink.flush()
+            out.line(raw.decode(errors="replace"))
+    out.end()
