@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import codreamer_argv, run_cli
-
-REPO = Path(__file__).resolve().parents[1]
+from tests.support.paths import REPO
 
 
 def test_help_imports_nothing_heavy() -> None:

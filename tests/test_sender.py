@@ -15,8 +15,7 @@ from codreamer.api.service import Catalog, config_from_request
 from codreamer.config import Settings
 from codreamer.models import Sender
 from tests.support.cli import codreamer_argv
-
-REPO = Path(__file__).resolve().parents[1]
+from tests.support.paths import REPO
 
 
 def test_settings_give_the_default_sender(clean_llm_env: None) -> None:

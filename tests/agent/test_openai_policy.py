@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import uuid
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -22,10 +23,10 @@ from tests.support.cli import run_cli
 from tests.support.openai_server import OpenAIServer, Reply, error, text, tool_calls, walker_turn
 from tests.support.receiver import Receiver
 
-REPO = Path(__file__).resolve().parents[2]
-
-
 # `store` and `scenario` (the sample graph, its first scenario) come from tests/conftest.py.
+# The installed `codreamer` script, as a user runs it.
+cli = partial(run_cli, script=True, timeout=240)
+
 pytestmark = pytest.mark.usefixtures("clean_llm_env")
 
 
@@ -276,14 +277,12 @@ def run_dir(results: Path) -> Path:
 def test_learn_loop_on_the_openai_policy_writes_what_embedded_writes(tmp_path, server):
     with Receiver() as receiver:
         res_llm = tmp_path / "llm"
-        p = run_cli(
+        p = cli(
             "learn-loop",
             "2",
             "5",
             "--json",
             cwd=tmp_path,
-            script=True,
-            timeout=240,
             CODREAMER_POLICY="openai",
             OPENAI_BASE_URL=server.url,
             CODREAMER_RESULTS_DIR=str(res_llm),
@@ -301,16 +300,7 @@ def test_learn_loop_on_the_openai_policy_writes_what_embedded_writes(tmp_path, s
     assert server.chat_requests("agent")
 
     res_emb = tmp_path / "embedded"
-    q = run_cli(
-        "learn-loop",
-        "2",
-        "5",
-        "--json",
-        cwd=tmp_path,
-        script=True,
-        timeout=240,
-        CODREAMER_RESULTS_DIR=str(res_emb),
-    )
+    q = cli("learn-loop", "2", "5", "--json", cwd=tmp_path, CODREAMER_RESULTS_DIR=str(res_emb))
     assert q.returncode == 0, q.stderr
     llm_files = {f.name for f in run_dir(res_llm).iterdir()}
     emb_files = {f.name for f in run_dir(res_emb).iterdir()}
@@ -324,13 +314,11 @@ def test_learn_loop_on_the_openai_policy_writes_what_embedded_writes(tmp_path, s
 
 
 def test_learn_loop_without_an_endpoint_fails_fast_with_one_line(tmp_path):
-    p = run_cli(
+    p = cli(
         "learn-loop",
         "2",
         "5",
         cwd=tmp_path,
-        script=True,
-        timeout=240,
         CODREAMER_POLICY="openai",
         CODREAMER_RESULTS_DIR=str(tmp_path / "r"),
     )

@@ -18,8 +18,6 @@ from codreamer.safe_json import parse_json
 from tests.support.cli import run_cli
 from tests.support.env import bare_env
 
-REPO = Path(__file__).resolve().parents[2]
-
 
 def good() -> list[dict[str, Any]]:
     return [

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-from pathlib import Path
 
 import pytest
 
@@ -20,7 +19,6 @@ from tests.support.cli import codreamer_bin
 from tests.support.env import clean_env
 from tests.support.openai_server import OpenAIServer, Reply, default_brain, error
 
-REPO = Path(__file__).resolve().parents[2]
 EMAIL = FinalEmail(
     subject="Priya, an idea for Northfield Dairy",
     body="Hi Priya,\n\nWould you be open to a 20-minute discovery call?\n\nBest,\nSam",

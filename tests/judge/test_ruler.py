@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 import pytest
 
@@ -17,6 +16,7 @@ from codreamer.loaders import load_graph, resolve_scenario
 from codreamer.models import FinalEmail
 from codreamer.preflight import installed
 from tests.support.openai_server import OpenAIServer, Reply, error
+from tests.support.paths import REPO
 
 pytestmark = [
     pytest.mark.art,
@@ -26,7 +26,6 @@ pytestmark = [
     ),
 ]
 
-REPO = Path(__file__).resolve().parents[2]
 GOOD = FinalEmail(
     subject="Priya, an idea",
     body="Hi Priya, a call?",

@@ -14,10 +14,9 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import time
-from pathlib import Path
+from functools import partial
 
 import httpx
 import numpy as np
@@ -36,8 +35,12 @@ from codreamer.store.files import read_jsonl
 from tests.support.cli import codreamer_bin, run_cli
 from tests.support.env import clean_env
 from tests.support.event_gate import EventGate
+from tests.support.paths import REPO
+from tests.support.server import free_port
 
-REPO = Path(__file__).resolve().parents[2]
+# The installed `codreamer` script, as a user runs it.
+cli = partial(run_cli, script=True, timeout=900)
+
 HAVE = installed("xllamacpp") and bundled_model() is not None
 
 pytestmark = [
@@ -60,12 +63,6 @@ ENV = {
     "CODREAMER_LLM_MAX_RETRIES": "1",
     "CODREAMER_OPENAI_MODEL": "local",
 }
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -191,9 +188,7 @@ def test_learn_loop_openai_policy_llm_judge_and_prompt_trainer_end_to_end(llm_ur
         "CODREAMER_RESULTS_DIR": str(tmp_path / "results"),
     }
     args = ["learn-loop", "1", "1", "--group-size", "2", "--seed", "3", "--json"]
-    p = run_cli(
-        *args, "--policy", "openai", "--judge", "llm", cwd=tmp_path, script=True, timeout=900, **env
-    )
+    p = cli(*args, "--policy", "openai", "--judge", "llm", cwd=tmp_path, **env)
     assert p.returncode == 0, p.stderr
     summary = json.loads(p.stdout.strip().splitlines()[-1])
     run = tmp_path / "results" / "runs" / summary["run_id"]
@@ -203,16 +198,7 @@ def test_learn_loop_openai_policy_llm_judge_and_prompt_trainer_end_to_end(llm_ur
     assert prompt["version"] == 1  # the prompt trainer made a version
     policy = json.loads((run / "iter1_policy.json").read_text())
     assert policy["trainer_state"]["trainer"] == "prompt"
-    shown = run_cli(
-        "prompts",
-        "show",
-        summary["run_id"],
-        "--json",
-        cwd=tmp_path,
-        script=True,
-        timeout=900,
-        **env,
-    )
+    shown = cli("prompts", "show", summary["run_id"], "--json", cwd=tmp_path, **env)
     assert shown.returncode == 0 and len(json.loads(shown.stdout)) == 2, shown.stderr
 
 
@@ -235,7 +221,7 @@ def test_a_seeded_run_killed_after_an_iteration_resumes_byte_identical(llm_url, 
     runs = tmp_path / "results" / "runs"
     ref_id, cut_id = "run-20260101-000000-11aa11", "run-20260101-000000-22bb22"
 
-    ref = run_cli(*args, "--json", cwd=tmp_path, script=True, timeout=900, **env, RUN_ID=ref_id)
+    ref = cli(*args, "--json", cwd=tmp_path, **env, RUN_ID=ref_id)
     assert ref.returncode == 0, ref.stderr
 
     with EventGate() as gate:
@@ -253,9 +239,7 @@ def test_a_seeded_run_killed_after_an_iteration_resumes_byte_identical(llm_url, 
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
     assert not (runs / cut_id / "iter2_email.json").exists()
-    resumed = run_cli(
-        "learn-loop", "--resume", cut_id, "--json", cwd=tmp_path, script=True, timeout=900, **env
-    )
+    resumed = cli("learn-loop", "--resume", cut_id, "--json", cwd=tmp_path, **env)
     assert resumed.returncode == 0, resumed.stderr
 
     names = sorted(p.name for p in (runs / ref_id).glob("iter*")) + ["final_email.json"]

@@ -16,8 +16,8 @@ import pytest
 from codreamer.store.files import read_jsonl
 from tests.support.cli import codreamer_argv
 from tests.support.event_gate import EventGate
+from tests.support.paths import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 # Big groups make an iteration last long enough to be killed in the middle.
 ARGS = ["3", "5", "--group-size", "128", "--seed", "11", "--json"]
 

@@ -27,8 +27,8 @@ from codreamer.store.meta import read_meta, update_meta
 from codreamer.store.paths import RunPaths, new_run_id
 from tests.support.cli import codreamer_argv
 from tests.support.cluster import RedisServer
+from tests.support.paths import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("celery") is None
     and not os.environ.get("CODREAMER_TEST_REQUIRE_CELERY"),

@@ -12,7 +12,6 @@ from codreamer.store.paths import RunPaths
 from codreamer.store.retention import RunAge, prunable
 from tests.support.cli import run_cli
 
-REPO = Path(__file__).resolve().parents[2]
 NOW = datetime(2026, 1, 10, tzinfo=UTC)
 
 

@@ -13,13 +13,20 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
+from tests.support.api import ApiServer, api_server
 from tests.support.paths import ARTIFACTS
+from tests.support.server import free_port, serve_in_thread
+from web.app import create_app
+from web.config import WebSettings
 from web.signature import sign_headers
 
 PHONE = (390, 844)
@@ -114,6 +121,29 @@ def click_generate(page: Any, timeout_s: float = 60) -> str:
         assert error.is_hidden(), error.inner_text()
         assert time.monotonic() < deadline, f"no new run after Generate: {text!r}"
         page.wait_for_timeout(100)
+
+
+def webhooks_to(dash_port: int, secret: str | None = None) -> dict[str, str]:
+    """The API's settings that send its webhooks to a dashboard on `dash_port` (started
+    after it, on a port chosen first), signed with `secret` if given."""
+    env = {"FRONTEND_URL": f"http://127.0.0.1:{dash_port}/api/final-email"}
+    if secret is not None:
+        env["CODREAMER_WEBHOOK_SECRET"] = secret
+    return env
+
+
+@contextmanager
+def dashboard_with_api(
+    home: Path, secret: str | None = None, **api_env: str
+) -> Iterator[tuple[str, ApiServer]]:
+    """A real API (`codreamer api`, files under `home`) and a real dashboard in a thread,
+    wired both ways: the page talks to the API, the API's webhooks (signed with `secret`)
+    come to the dashboard. Yields the dashboard's URL and the API."""
+    dash_port = free_port()
+    with api_server(home, {**webhooks_to(dash_port, secret), **api_env}) as api:
+        settings = WebSettings(api_url=api.url, webhook_secret=secret)
+        with serve_in_thread(create_app(settings), dash_port) as url:
+            yield url, api
 
 
 def post_webhook(dash_url: str, secret: str | None, payload: dict[str, Any]) -> httpx.Response:

@@ -23,10 +23,10 @@ from codreamer.webhooks.outbox import read_outbox, summarize
 from codreamer.webhooks.redeliver import redeliver
 from codreamer.webhooks.schedule import next_delay, parse_schedule
 from tests.support.cli import run_cli
+from tests.support.paths import REPO
 from tests.support.receiver import Receiver
 
 RUN_ID = "api-20250101-120000-abcdef"
-REPO = Path(__file__).resolve().parents[2]
 
 
 def settings(**kw: object) -> Settings:
