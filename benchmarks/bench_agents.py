@@ -68,7 +68,9 @@ def train(settings: Settings, scenario_ids: list[str], iterations: int) -> dict[
     from codreamer.loop.local import new_local_run
     from codreamer.runs.execute import execute_run
 
-    req = LoopRequest(iterations=iterations, scenario=scenario_ids, agent="bench", seed=0)
+    req = LoopRequest(
+        settings={"iterations": iterations, "agent": "bench", "seed": 0}, scenario=scenario_ids
+    )
     store, config = config_from_cli(req, settings)
     paths = new_local_run(settings, store, config)
     result = execute_run(paths, settings)

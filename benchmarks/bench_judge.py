@@ -40,7 +40,7 @@ from _stats import auc as _auc  # noqa: E402
 from _stats import pairwise_accuracy, spearman  # noqa: E402
 
 from codreamer.graph.store import GraphStore  # noqa: E402
-from codreamer.judge.rubric import RubricJudge, meaning  # noqa: E402
+from codreamer.judge.rubric import RubricJudge, flaws, meaning  # noqa: E402
 from codreamer.loaders import load_graph  # noqa: E402
 from codreamer.models import FinalEmail, Scenario  # noqa: E402
 
@@ -198,9 +198,14 @@ def graded_throughput(graph_ids: list[str]) -> dict:
         sc_warm = {e.graph: e for e in es}
         for e in sc_warm.values():
             judges[e.graph]._scenario_info(e.scenario)
+        # Afresh: only the graph's and the prospects' vectors survive (a run builds
+        # them once); every memo of an email's words, sentences or tone starts empty.
         keep = dict(meaning._MEMO)
         meaning._MEMO.clear()
-        meaning._MEMO.update(keep)  # graph and prospect vectors only
+        meaning._MEMO.update(keep)
+        meaning._CHUNK_IDS.clear()
+        flaws._TONE_MEMO.clear()
+        flaws._PROBLEM_MEMO.clear()
         t0 = time.perf_counter()
         for e in es:
             judges[e.graph].judge(e.email, e.scenario, e.sender)

@@ -4,9 +4,11 @@ topic; this module builds the app from them and is the entry point."""
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated
 
 import typer
+from pydantic import ValidationError
 
 from codreamer import __version__
 from codreamer.commands import (
@@ -99,8 +101,6 @@ def _run(args: list[str] | None = None) -> None:
     try:
         app(args)
     except Exception as exc:
-        from pydantic import ValidationError  # here, not above: --help stays light
-
         if not isinstance(exc, ValidationError) or exc.title not in ("Settings", "WebSettings"):
             raise
         for e in exc.errors():
@@ -114,20 +114,14 @@ def main() -> None:
 
 
 def api_main() -> None:
-    import sys
-
     _run(["api", *sys.argv[1:]])
 
 
 def learn_loop_main() -> None:
-    import sys
-
     _run(["learn-loop", *sys.argv[1:]])
 
 
 def demo_main() -> None:
-    import sys
-
     _run(["demo", *sys.argv[1:]])
 
 

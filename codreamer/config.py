@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from pydantic import (
     AliasChoices,
@@ -26,6 +26,9 @@ from codreamer.registry import JudgeName, PolicyName  # the registries' names
 # 2 h, 5 h, 10 h (Standard Webhooks / Svix style, about 18 h in all).
 DEFAULT_WEBHOOK_SCHEDULE = "0,5,300,1800,7200,18000,36000"
 MAX_WEBHOOK_ATTEMPTS = 100
+# The most tokens one LLM reply may have when neither CODREAMER_LLM_MAX_TOKENS nor
+# the served model says otherwise (sized for hosted models).
+DEFAULT_LLM_MAX_TOKENS = 1024
 
 
 def parse_schedule(text: str) -> tuple[float, ...]:
@@ -84,7 +87,7 @@ class LLMSettings(BaseModel):
     concurrency: int = 4
     temperature: float = 1.0
     logprobs: bool = True
-    max_tokens: int = 1024
+    max_tokens: int | None = None  # None: what suits the served model (llm/reply_cap.py)
     judge_max_tokens: int = 1024
 
 
@@ -99,6 +102,9 @@ class ClusterSettings(BaseModel):
     webhook_queue: str = "codreamer-webhooks"
     run_lease_ttl_s: float = 15.0
     visibility_timeout_s: int = 3600
+
+
+_Slice = TypeVar("_Slice", bound=BaseModel)
 
 
 class LoggingSettings(BaseModel):
@@ -250,8 +256,12 @@ class Settings(BaseSettings):
     # Ask for token log-probs (some OpenAI-compatible servers reject the field).
     llm_logprobs: bool = Field(True, validation_alias="CODREAMER_LLM_LOGPROBS")
     # The most tokens one LLM reply may have (policy turns, prompt suggestions):
-    # one runaway tool argument must not fill a server's context.
-    llm_max_tokens: int = Field(1024, ge=16, le=32_768, validation_alias="CODREAMER_LLM_MAX_TOKENS")
+    # one runaway tool argument must not fill a server's context. Unset: what suits
+    # the served model (codreamer/llm/reply_cap.py): 192 for a model under 1B
+    # parameters on llama.cpp (`codreamer llm serve`), else DEFAULT_LLM_MAX_TOKENS.
+    llm_max_tokens: int | None = Field(
+        None, ge=16, le=32_768, validation_alias="CODREAMER_LLM_MAX_TOKENS"
+    )
     # The same bound for the llm judge's answers (a JSON object of short reasons).
     judge_max_tokens: int = Field(
         1024, ge=64, le=32_768, validation_alias="CODREAMER_JUDGE_MAX_TOKENS"
@@ -308,33 +318,28 @@ class Settings(BaseSettings):
 
     @property
     def llm(self) -> LLMSettings:
-        return LLMSettings(
-            api_key=self.openai_api_key,
-            base_url=self.openai_base_url,
-            model=self.openai_model,
-            judge_model=self.judge_model,
-            judge_base_url=self.judge_base_url,
-            judge_api_key=self.judge_api_key,
-            timeout_s=self.llm_timeout_s,
-            timeout_per_token_s=self.llm_timeout_per_token_s,
-            max_retries=self.llm_max_retries,
-            concurrency=self.llm_concurrency,
-            temperature=self.llm_temperature,
-            logprobs=self.llm_logprobs,
-            max_tokens=self.llm_max_tokens,
-            judge_max_tokens=self.judge_max_tokens,
+        return self._slice(
+            LLMSettings,
+            "llm_",
+            api_key="openai_api_key",
+            base_url="openai_base_url",
+            model="openai_model",
         )
 
     @property
     def cluster(self) -> ClusterSettings:
-        return ClusterSettings(
-            broker_url=self.broker_url,
-            queue=self.celery_queue,
-            gpu_queue=self.celery_gpu_queue,
-            webhook_queue=self.celery_webhook_queue,
-            run_lease_ttl_s=self.run_lease_ttl_s,
-            visibility_timeout_s=self.celery_visibility_timeout_s,
-        )
+        return self._slice(ClusterSettings, "celery_")
+
+    def _slice(self, kind: type[_Slice], prefix: str, /, **named: str) -> _Slice:
+        """The slice `kind`, each of its fields copied from one flat setting: the one
+        `named` for it, else `prefix` + its name if that setting exists, else its own
+        name (the flat names are the environment's, kept for compatibility)."""
+        flat = type(self).model_fields
+        values = {}
+        for field in kind.model_fields:
+            source = named.get(field) or (prefix + field if prefix + field in flat else field)
+            values[field] = getattr(self, source)
+        return kind(**values)
 
     @property
     def logging(self) -> LoggingSettings:

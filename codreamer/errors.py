@@ -272,6 +272,21 @@ class AgentBusyError(CoDreamerError):
         )
 
 
+class AgentMovedOnError(CoDreamerError):
+    """A run asked to resume from a version its agent has moved on from: it would
+    record a sibling of a newer version, a silent fork."""
+
+    def __init__(self, name: str, run_id: str, started_from: int | None, latest: int) -> None:
+        self.name = name
+        self.run_id = run_id
+        start = f"v{started_from}" if started_from is not None else "no version (a new agent)"
+        super().__init__(
+            f"agent {name!r} has moved on to v{latest} since run {run_id} started from "
+            f"{start}; resuming it would fork the agent: start a new run to continue "
+            f"from v{latest}"
+        )
+
+
 class AgentGraphError(CoDreamerError):
     """An agent version asked to continue (or write) on a graph it was not made on."""
 

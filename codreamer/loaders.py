@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from codreamer.errors import DataFileError, JSONInputError, ScenarioError
+from codreamer.graph.store import GraphStore
 from codreamer.models import Scenario
 from codreamer.safe_json import parse_json
 
@@ -43,7 +44,6 @@ def load_graph(path: Path | str, max_nodes: int | None = None) -> GraphStore:
     POST /learn-loop body (`{"graph": [...], ...}`), so the README's request files
     work with `graph validate` and `learn-loop --graph` too. Raises DataFileError or
     GraphValidationError."""
-    from codreamer.graph.store import GraphStore
 
     data = read_json_file(path, "graph file")
     return GraphStore.from_json(data, max_nodes=max_nodes)

@@ -39,6 +39,7 @@ def init_tracing(settings: Settings | None) -> bool:
         if _weave is not None and _project == project:
             return True
         try:
+            # Deferred: weave is optional, loaded only when tracing is on.
             import weave
         except ImportError:
             raise ConfigError(

@@ -344,19 +344,28 @@ def test_learn_loop_help_lists_the_settings_once_with_their_defaults() -> None:
 
 def test_hints_print_a_command_that_works_from_here() -> None:
     import os
-    import shutil
 
     probe = "from codreamer.commands.common import cli_command; print(cli_command())"
+
+    def hint(env: dict[str, str]) -> str:
+        out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.strip()
+
+    shell = {k: v for k, v in os.environ.items() if k != "UV_RUN_RECURSION_DEPTH"}
     bare_path = os.pathsep.join(
-        p for p in os.environ.get("PATH", "").split(os.pathsep)
+        p for p in shell.get("PATH", "").split(os.pathsep)
         if not (Path(p) / "codreamer").exists()
     )  # fmt: skip
-    env = {**os.environ, "PATH": bare_path}
-    off = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True)
-    assert off.stdout.strip() == "uv run codreamer", off.stderr
-    on = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
-    expected = "codreamer" if shutil.which("codreamer") else "uv run codreamer"
-    assert on.stdout.strip() == expected
+    venv_bin = Path(sys.executable).parent
+    assert (venv_bin / "codreamer").exists()
+    with_venv = f"{venv_bin}{os.pathsep}{bare_path}"
+    # A shell without the environment activated: only `uv run` finds it.
+    assert hint({**shell, "PATH": bare_path}) == "uv run codreamer"
+    # An activated environment: the bare command works.
+    assert hint({**shell, "PATH": with_venv}) == "codreamer"
+    # Started by `uv run`, which put .venv/bin on its child's PATH, not the user's.
+    assert hint({**shell, "PATH": with_venv, "UV_RUN_RECURSION_DEPTH": "1"}) == "uv run codreamer"
 
 
 def test_oracle_on_a_graph_of_one_s_own_writes_to_the_neutral_reader(

@@ -78,3 +78,28 @@ def test_slices_carry_their_part_of_the_settings(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setenv("CODREAMER_LOG_LEVEL", "loud")
     with pytest.raises(ValueError, match="CODREAMER_LOG_LEVEL"):
         Settings(_env_file=None)
+
+
+def test_llm_and_cluster_slices_copy_the_flat_settings_they_name() -> None:
+    """Each slice field comes from its one flat setting: a renamed one (api_key from
+    openai_api_key), a prefixed one (timeout_s from llm_timeout_s, queue from
+    celery_queue) or one of the same name (judge_max_tokens, run_lease_ttl_s)."""
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None,
+        openai_api_key="sk-test",
+        openai_model="model-a",
+        llm_timeout_s=7.0,
+        judge_max_tokens=555,
+        broker_url="redis://127.0.0.1:1/0",
+        celery_queue="runs-q",
+        celery_visibility_timeout_s=99,
+        run_lease_ttl_s=3.0,
+    )
+    llm, cluster = settings.llm, settings.cluster
+    assert (llm.api_key, llm.model, llm.timeout_s, llm.judge_max_tokens) == (
+        "sk-test", "model-a", 7.0, 555,
+    )  # fmt: skip
+    assert (cluster.broker_url, cluster.queue, cluster.visibility_timeout_s) == (
+        "redis://127.0.0.1:1/0", "runs-q", 99,
+    )  # fmt: skip
+    assert cluster.run_lease_ttl_s == 3.0 and cluster.gpu_queue == settings.celery_gpu_queue

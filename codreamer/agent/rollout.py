@@ -19,7 +19,7 @@ from codreamer.agent.tools import FINALIZE_EMAIL, AgentTools
 from codreamer.agent.trajectory import Trajectory, TrajectoryMeta
 from codreamer.errors import CoDreamerError
 from codreamer.graph.store import GraphStore
-from codreamer.models import FinalEmail, Scenario, Sender
+from codreamer.models import CUSTOMER_JOB, FinalEmail, Scenario, Sender
 
 SYSTEM_PROMPT = (
     "You are a sales research agent. Walk the knowledge graph with the tools, starting "
@@ -63,7 +63,6 @@ class RolloutEnv:
         for s in self.scenario.seed_nodes:
             if s in self.store:
                 return s
-        from codreamer.models import CUSTOMER_JOB
 
         return CUSTOMER_JOB
 

@@ -8,19 +8,26 @@ or as `application/json`; anything else is a 415.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import anyio
 from fastapi import APIRouter, Depends, Header, Query, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
+from pydantic import ValidationError
 from sse_starlette import EventSourceResponse
 
 from codreamer.api.routes import ERRORS, key_dependency
 from codreamer.api.stream import SlotStream, StreamSlots, event_stream, parse_last_event_id
 from codreamer.config import Settings
-from codreamer.errors import RequestShapeError, UnsupportedMediaTypeError
-from codreamer.leads import Lead, LeadProblem, parse_csv
+from codreamer.errors import (
+    JobNotFoundError,
+    RequestShapeError,
+    RunStateError,
+    UnsupportedMediaTypeError,
+)
+from codreamer.leads import Lead, LeadProblem, decode_text, parse_csv, to_csv
 from codreamer.leads import parse_json as leads_of_json
+from codreamer.loop.write import AgentWriter
 from codreamer.models import Sender
 from codreamer.runs.agent_views import list_agents, show_agent
 from codreamer.runs.feedback_import import import_outcomes
@@ -29,7 +36,38 @@ from codreamer.safe_json import parse_json
 from codreamer.store.agents import AgentPaths, job_paths
 
 agents_router = APIRouter(dependencies=[Depends(key_dependency)], tags=["agents"])
-BODY_TYPES = ("application/json", "text/csv")
+# What a CSV file is sent as: Windows browsers and tools label .csv files as Excel's.
+# None is CORS-safelisted, so a foreign page still cannot send one without a preflight.
+CSV_TYPES = ("text/csv", "application/csv", "application/vnd.ms-excel")
+BODY_TYPES = ("application/json", *CSV_TYPES)
+OutFormat = Annotated[
+    Literal["json", "csv"] | None,
+    Query(description="csv: the emails as CSV, the input's columns first (also: Accept: text/csv)"),
+]
+SKIPPED_HEADER_ROWS = 100  # row numbers listed in a CSV answer's header, at most
+
+
+def _wants_csv(request: Request, out_format: str | None) -> bool:
+    if out_format is not None:
+        return out_format == "csv"
+    accept = (request.headers.get("accept") or "").lower()
+    return "text/csv" in accept and "application/json" not in accept
+
+
+def _csv_answer(
+    results: list[dict[str, Any]], skipped_rows: list[int], skipped: int, name: str
+) -> Response:
+    """The emails as a CRM imports them back: the input's columns, then the email's.
+    Rows that were not leads are named in a header (the body has only emails)."""
+    from codreamer.loop.write import csv_rows
+
+    shown = ",".join(str(r) for r in skipped_rows[:SKIPPED_HEADER_ROWS])
+    headers = {
+        "Content-Disposition": f'attachment; filename="{name}-emails.csv"',
+        "X-Skipped-Count": str(skipped),
+        "X-Skipped-Rows": shown + (",..." if skipped > SKIPPED_HEADER_ROWS else ""),
+    }
+    return Response(to_csv(csv_rows(results)), media_type="text/csv", headers=headers)
 
 
 def _settings(request: Request) -> Settings:
@@ -64,11 +102,8 @@ def _content_type(request: Request) -> str:
     return value
 
 
-def _text(data: bytes) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise RequestShapeError("body", f"is not UTF-8 (byte {exc.start})") from None
+BODY_KEYS = ("leads", "goal", "sender")
+MAX_GOAL_CHARS = 500
 
 
 def _leads(
@@ -77,20 +112,36 @@ def _leads(
     goal: str | None = None
     sender: Sender | None = None
     try:
-        if ctype == "text/csv":
-            leads, problems = parse_csv(_text(data))
+        if ctype in CSV_TYPES:
+            leads, problems = parse_csv(decode_text(data))
             return leads, problems, None, None
         body = parse_json(data)
         items = body
         if isinstance(body, dict):
-            items = body.get("leads")
-            goal = body.get("goal") if isinstance(body.get("goal"), str) else None
+            _check_body_keys(body)
+            items = body["leads"]
+            goal = body.get("goal")
+            if goal is not None and (not isinstance(goal, str) or len(goal) > MAX_GOAL_CHARS):
+                raise RequestShapeError("goal", f"expected text, at most {MAX_GOAL_CHARS} chars")
             if body.get("sender") is not None:
                 sender = Sender.model_validate(body["sender"])
         leads, problems = leads_of_json(items)
-    except ValueError as exc:  # pydantic's ValidationError is one
+    except ValidationError as exc:  # the sender: name the field at fault
+        first = exc.errors()[0]
+        where = ".".join(["sender", *(str(x) for x in first["loc"])])
+        raise RequestShapeError(where, str(first["msg"])[:200]) from None
+    except ValueError as exc:
         raise RequestShapeError("body", str(exc).splitlines()[0][:300]) from None
     return leads, problems, goal, sender
+
+
+def _check_body_keys(body: dict[str, Any]) -> None:
+    unknown = [str(k)[:40] for k in body if k not in BODY_KEYS]
+    if "leads" not in body or unknown:
+        what = f"unknown key(s) {', '.join(map(repr, unknown[:5]))}; " if unknown else ""
+        raise RequestShapeError(
+            "body", f'{what}expected {{"leads": [...], "goal": "...", "sender": {{...}}}}'
+        )
 
 
 @agents_router.post(
@@ -102,14 +153,15 @@ async def write_emails(
     name: str,
     request: Request,
     goal: Annotated[str | None, Query(max_length=500)] = None,
-) -> JSONResponse:
+    out_format: Annotated[OutFormat, Query(alias="format")] = None,
+) -> Response:
     """Body: a JSON list of prospects (or `{"leads": [...], "goal": "...", "sender":
     {...}}`), or a CSV export (`Content-Type: text/csv`; First Name, Last Name, Email,
     Title, Company, Industry, Notes whatever their case and spacing; other columns are
     passed through). Up to 100 leads: 200 with every email (subject, body, citations),
-    its reward, the judge's reasons and its `email_key`. More: 202 with a job to follow
+    its reward, the judge's reasons and its `email_key` (`?format=csv` or `Accept:
+    text/csv`: as CSV, the input's columns first). More: 202 with a job to follow
     (`status_url`, `events_url`). Rows that are not leads are listed by row number."""
-    from codreamer.loop.write import AgentWriter
 
     AgentPaths(_settings(request).results_dir, name)  # the name's shape, before the body
     ctype = _content_type(request)
@@ -126,6 +178,8 @@ async def write_emails(
     skipped = [p.as_dict() for p in problems[:100]]
     if len(leads) <= SMALL_BATCH:
         results = await anyio.to_thread.run_sync(writer.write, leads)
+        if _wants_csv(request, out_format):
+            return _csv_answer(results, [p.row for p in problems], len(problems), name)
         return JSONResponse(
             {
                 "agent": name,
@@ -156,14 +210,24 @@ async def write_emails(
 
 
 @agents_router.get("/agents/{name}/jobs/{job_id}", responses=ERRORS, summary="A write job")
-def get_job(name: str, job_id: str, request: Request) -> dict[str, Any]:
-    """Status and progress; once succeeded, every email."""
+def get_job(
+    name: str,
+    job_id: str,
+    request: Request,
+    out_format: Annotated[OutFormat, Query(alias="format")] = None,
+) -> Any:
+    """Status and progress; once succeeded, every email (`?format=csv`: as CSV; 409
+    before the job has succeeded)."""
     paths = job_paths(AgentPaths(_settings(request).results_dir, name), job_id)
     if not paths.meta.exists():
-        from codreamer.errors import JobNotFoundError
-
         raise JobNotFoundError(job_id)
-    return job_view(paths)
+    view = job_view(paths)
+    if not _wants_csv(request, out_format):
+        return view
+    if view["emails"] is None:
+        raise RunStateError(f"job {job_id} is {view['status']}: its emails are not written yet")
+    rows = [p["row"] for p in view.get("problems") or []]
+    return _csv_answer(view["emails"], rows, int(view.get("skipped") or 0), name)
 
 
 @agents_router.get(
@@ -180,8 +244,6 @@ def job_events(
 ) -> EventSourceResponse:
     paths = job_paths(AgentPaths(_settings(request).results_dir, name), job_id)
     if not paths.meta.exists():
-        from codreamer.errors import JobNotFoundError
-
         raise JobNotFoundError(job_id)
     start = parse_last_event_id(last_event_id_header, last_event_id)
     slots: StreamSlots = request.app.state.stream_slots
@@ -201,11 +263,12 @@ async def post_outcomes(name: str, request: Request) -> dict[str, Any]:
     mixes them into its rewards. Rows that match nothing are listed by row number."""
     AgentPaths(_settings(request).results_dir, name)
     ctype = (request.headers.get("content-type") or "").split(";")[0].strip().lower()
-    if ctype != "text/csv":
+    if ctype not in CSV_TYPES:
         raise UnsupportedMediaTypeError(f"Content-Type {ctype or 'missing'!r}: send text/csv")
-    text = _text(await request.body())
+    data = await request.body()
     results_dir = _settings(request).results_dir
     try:
+        text = decode_text(data)
         return await anyio.to_thread.run_sync(import_outcomes, results_dir, name, text)
     except ValueError as exc:
         raise RequestShapeError("body", str(exc)[:300]) from None

@@ -13,13 +13,18 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.exceptions import HTTPException
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from swagger_ui_bundle import swagger_ui_path
 
+from codreamer.api.agent_routes import agents_router
 from codreamer.api.edge import EdgeLimits, HostGuard, allowed_host_set, bounded_protocol
 from codreamer.api.errors import install_error_handlers
+from codreamer.api.routes import open_router, router
 from codreamer.api.service import Catalog
 from codreamer.api.stream import StreamSlots
 from codreamer.config import Settings, get_settings
 from codreamer.runs.executors import Executor, make_executor
+from codreamer.runs.retention import RetentionPruner
+from codreamer.runs.write_jobs import WriteJobs
 
 
 class BodyTooLarge(HTTPException):
@@ -76,38 +81,24 @@ async def _no_receive() -> Message:
 
 
 def create_app(settings: Settings | None = None, *, manager: Executor | None = None) -> FastAPI:
-    from codreamer.api.agent_routes import agents_router
-    from codreamer.api.routes import open_router, router
-    from codreamer.runs.write_jobs import WriteJobs
-
     settings = settings or get_settings()
     # local (default) or celery (CODREAMER_BROKER_URL): same interface, DESIGN §6.
     manager = manager or make_executor(settings)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        from codreamer.webhooks.dispatcher import Dispatcher
-
+        # The executor also delivers the store's pending webhooks (DESIGN §7), with
+        # the claims of its mode.
         manager.start()
         app.state.write_jobs.recover()
-        # Pending webhook events of every run in the store, whoever produced them,
-        # go on with their schedule from here (DESIGN §7). In celery mode the executor
-        # runs its own, with claims in Redis instead of flock.
-        dispatcher = None
-        if not settings.broker_url:
-            dispatcher = Dispatcher.for_store(settings.runs_dir, settings).start()
         pruner = None
         if settings.retention_days:
-            from codreamer.runs.retention import RetentionPruner
-
             pruner = RetentionPruner(settings.results_dir, settings.retention_days).start()
         try:
             yield
         finally:
             manager.shutdown()
             app.state.write_jobs.shutdown()
-            if dispatcher is not None:
-                dispatcher.close()
             if pruner is not None:
                 pruner.close()
 
@@ -127,7 +118,7 @@ def create_app(settings: Settings | None = None, *, manager: Executor | None = N
     app.state.stream_slots = StreamSlots(
         settings.max_event_streams, settings.max_event_streams_per_client
     )
-    app.state.write_jobs = WriteJobs(settings.results_dir)
+    app.state.write_jobs = WriteJobs(settings.results_dir, settings.test_event_gate)
     install_error_handlers(app)
     app.include_router(router)
     app.include_router(agents_router)
@@ -168,8 +159,6 @@ def _add_offline_docs(app: FastAPI) -> None:
     works on a machine without internet. The page and its assets hold no data and
     need no key (a browser cannot send one when opening a page); the calls made from
     it do, through its Authorize button."""
-    from swagger_ui_bundle import swagger_ui_path
-
     app.mount("/docs/static", StaticFiles(directory=str(swagger_ui_path)), name="docs-static")
 
     @app.get("/docs", include_in_schema=False)

@@ -23,6 +23,7 @@ from codreamer.api.body import model_of
 from codreamer.errors import (
     AgentBusyError,
     AgentGraphError,
+    AgentMovedOnError,
     AgentNotFoundError,
     AuthError,
     BrokerUnavailableError,
@@ -69,6 +70,7 @@ ERROR_STATUS: list[tuple[type[Exception], int]] = [
     (AgentNotFoundError, 404),
     (JobNotFoundError, 404),
     (AgentBusyError, 409),
+    (AgentMovedOnError, 409),
     (AgentGraphError, 409),
     (InvalidAgentNameError, 422),
     (RunStateError, 409),
@@ -93,6 +95,7 @@ ERROR_WHERE: list[tuple[type[Exception], str]] = [
     (AgentNotFoundError, "agent"),
     (JobNotFoundError, "job_id"),
     (AgentBusyError, "agent"),
+    (AgentMovedOnError, "agent"),
     (AgentGraphError, "graph"),
     (InvalidAgentNameError, "agent"),
     (RunStateError, "status"),
@@ -207,7 +210,27 @@ def _relevant(errors: list[Any]) -> list[Any]:
         return bool(loc) and loc[-1] in UNION_BRANCHES and str(e.get("type", "")).endswith("_type")
 
     kept = [e for e in errors if not wrong_branch(e)]
-    return kept or errors
+    return kept or _fits_no_branch(errors)
+
+
+def _fits_no_branch(errors: list[Any]) -> list[Any]:
+    """Every error is a union branch's type error: the value fits none of them. Said
+    once per field, with the usual cause named: several scenarios sent as `scenario`."""
+    merged: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for e in errors:
+        loc = tuple(x for x in e.get("loc", ()) if str(x) not in UNION_BRANCHES)
+        msg = str(e.get("msg", "invalid"))
+        if loc not in merged:
+            merged[loc] = {"loc": loc, "msg": msg, "type": "union_type", "input": e.get("input")}
+        else:
+            merged[loc]["msg"] += ", or " + msg.removeprefix("Input should be ")
+    for loc, e in merged.items():
+        if loc and loc[-1] == "scenario" and isinstance(e["input"], list):
+            e["msg"] = (
+                "one scenario: an id or a scenario object; several go in `scenarios`, "
+                "a list (did you mean `scenarios`?)"
+            )
+    return list(merged.values())
 
 
 def not_found_body(method: str, path: str) -> dict[str, Any]:

@@ -47,6 +47,7 @@ def run_oracle(paths: RunPaths) -> dict[str, Any]:
 
 
 def ceiling(paths: RunPaths, config: LoopConfig) -> tuple[float | None, str | None]:
+    # Deferred: the oracle's search (and its templates) loads on the first oracle request.
     from codreamer.train.oracle import oracle
 
     if config.policy != "embedded" or config.judge != "rubric":

@@ -16,6 +16,7 @@ from sse_starlette import EventSourceResponse
 from codreamer.api import service
 from codreamer.api.auth import require_key
 from codreamer.api.body import JSONBodyRoute
+from codreamer.api.oracle import run_oracle as compute_oracle
 from codreamer.api.schemas import (
     ErrorBody,
     FeedbackAccepted,
@@ -179,9 +180,8 @@ def run_oracle(run_id: str, request: Request) -> dict[str, Any]:
     """The oracle's reward (the best the judge can give on this graph by exhaustive
     search) for each training prospect, and their mean; null with the reason when the
     search would pass its cap (codreamer/api/oracle.py)."""
-    from codreamer.api.oracle import run_oracle as compute
 
-    return compute(_manager(request).paths(run_id))
+    return compute_oracle(_manager(request).paths(run_id))
 
 
 @router.post(
@@ -205,7 +205,7 @@ def cancel_run(run_id: str, request: Request) -> RunAction:
 def resume_run(run_id: str, request: Request) -> RunAction:
     """Queue an interrupted, failed or cancelled run again; it goes on from its last
     complete iteration and ends as an uninterrupted run would."""
-    position = _manager(request).resume(run_id)
+    position = service.resume_run(run_id, _settings(request), _manager(request))
     return RunAction(run_id=run_id, status="queued", queue_position=position)
 
 

@@ -17,6 +17,7 @@ def client_host(host: str) -> str:
 
 
 def serve_api(*, host: str | None = None, port: int | None = None, log_level: str = "info") -> None:
+    # Deferred: the CLI imports this module; uvicorn and the API load only when one starts.
     import uvicorn
 
     from codreamer.api.app import create_app, server_options

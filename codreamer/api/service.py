@@ -6,6 +6,7 @@ codreamer/errors.py and the API layer maps them to statuses.
 
 from __future__ import annotations
 
+import difflib
 import json
 import threading
 from pathlib import Path
@@ -13,14 +14,17 @@ from typing import Any
 
 from codreamer.api.schemas import LearnLoopRequest
 from codreamer.config import Settings
-from codreamer.errors import ScenarioError
+from codreamer.errors import AgentNotFoundError, RunNotFoundError, ScenarioError
 from codreamer.graph.schema import parse_graph
 from codreamer.graph.scores import NodeScores
 from codreamer.graph.store import GraphStore
 from codreamer.judge.feedback import FeedbackPost
+from codreamer.loaders import load_graph, load_scenarios
 from codreamer.loop.config import LoopConfig
 from codreamer.loop.run_files import create_run, read_status
+from codreamer.loop.scenarios import describe
 from codreamer.models import Scenario
+from codreamer.preflight import check_ready
 from codreamer.runs.agent_start import (
     AgentStart,
     agent_start,
@@ -29,7 +33,16 @@ from codreamer.runs.agent_start import (
     with_agent_settings,
 )
 from codreamer.runs.executors import Executor
-from codreamer.store.agents import AgentPaths, acquire, release
+from codreamer.runs.spec import build_loop_config
+from codreamer.store.agents import (
+    AgentPaths,
+    acquire,
+    agent_names,
+    logged_emails,
+    release,
+    take_for_resume,
+)
+from codreamer.store.feedback import feedback_file
 from codreamer.store.files import read_json
 from codreamer.store.meta import read_meta
 from codreamer.store.paths import RunPaths, new_run_id
@@ -59,16 +72,12 @@ class Catalog:
         return value
 
     def default_graph(self) -> GraphStore:
-        from codreamer.loaders import load_graph
-
         path = self.settings.default_graph_path
         return self._cached(  # type: ignore[no-any-return]
             "graph", path, lambda p: load_graph(p, self.settings.max_graph_nodes)
         )
 
     def scenarios(self) -> list[Scenario]:
-        from codreamer.loaders import load_scenarios
-
         path = self.settings.scenarios_path
         return self._cached(  # type: ignore[no-any-return]
             "scenarios", path, lambda p: load_scenarios(p) if p.exists() else []
@@ -85,14 +94,17 @@ class Catalog:
         for s in scenarios:
             if s.id == choice:
                 return s
-        known = ", ".join(s.id for s in scenarios) or "none"
-        raise ScenarioError(f"scenario: unknown scenario id {choice!r}; known ids: {known}")
+        ids = [s.id for s in scenarios]
+        close = difflib.get_close_matches(choice, ids, n=1, cutoff=0.75)
+        known = ", ".join(ids) or "none"
+        hint = f"; did you mean {close[0]!r}? Known" if close else "; known"
+        hint += f" ids: {known}"
+        raise ScenarioError(f"scenario: unknown scenario id {choice!r}{hint}")
 
 
 def run_feedback_path(settings: Settings, agent: str | None) -> str:
     """The feedback file a run mixes into its rewards: its agent's, or the one for
     runs without an agent; recorded absolute in meta.json, read when the run starts."""
-    from codreamer.store.feedback import feedback_file
 
     return str(feedback_file(settings.results_dir, agent).resolve())
 
@@ -100,7 +112,6 @@ def run_feedback_path(settings: Settings, agent: str | None) -> str:
 def _check_backends(config: LoopConfig, settings: Settings) -> None:
     """Refuse, before anything is written, a policy or judge this server cannot run
     (the same one-line ConfigError the CLI gives; the registry says what each needs)."""
-    from codreamer.preflight import check_ready
 
     check_ready(config, settings)
 
@@ -114,7 +125,6 @@ def config_from_request(
 ) -> LoopConfig:
     """The run's config from the request body: RunSpec resolves the settings (the
     same resolution the CLI uses) over the agent's, then the backends are checked."""
-    from codreamer.runs.spec import build_loop_config
 
     choices = ([req.scenario] if req.scenario is not None else []) + list(req.scenarios or [])
     given = req.settings_given()
@@ -196,6 +206,23 @@ def start_run(
     return paths, position, config, estimate
 
 
+def resume_run(run_id: str, settings: Settings, manager: Executor) -> int:
+    """Queue a run again; a run continuing an agent takes the agent back first (409 if
+    another run holds it, or if the agent moved on since the run started)."""
+    paths = manager.paths(run_id)
+    config = read_meta(paths).config
+    name = config.get("agent")
+    if not isinstance(name, str):
+        return manager.resume(run_id)
+    agent = AgentPaths(settings.results_dir, name)
+    take_for_resume(agent, run_id, settings.runs_dir, config.get("agent_version"))
+    try:
+        return manager.resume(run_id)
+    except BaseException:
+        release(agent, run_id)
+        raise
+
+
 # --- run views -------------------------------------------------------------------
 
 
@@ -264,7 +291,6 @@ def list_runs(
 ) -> tuple[list[dict[str, Any]], int]:
     """A page of runs, newest first: who each wrote to, its agent, status, final reward
     and dates; and how many runs there are in all (with this status)."""
-    from codreamer.loop.scenarios import describe
 
     out: list[dict[str, Any]] = []
     total = 0
@@ -308,8 +334,6 @@ def feedback_agent(event: FeedbackPost, settings: Settings) -> str | None:
     """The agent a feedback event belongs to: the one named (it must exist), else the
     agent of its run, else the agent whose email log holds its email_key; None for
     feedback on runs without an agent."""
-    from codreamer.errors import AgentNotFoundError, RunNotFoundError
-    from codreamer.store.agents import AgentPaths, agent_names, logged_emails
 
     if event.agent is not None:
         if not AgentPaths(settings.results_dir, event.agent).versions():

@@ -12,6 +12,14 @@ from typing import Annotated
 import typer
 
 from codreamer.commands.common import GraphOpt, cli_command, fail
+from codreamer.config import get_settings
+from codreamer.errors import CoDreamerError
+from codreamer.leads import decode_text, parse_csv, parse_json, to_csv
+from codreamer.loaders import load_graph
+from codreamer.runs.agent_views import list_agents, show_agent
+from codreamer.runs.feedback_import import import_outcomes
+
+MAX_PROBLEMS_SHOWN = 100  # bad rows listed one per line; the rest counted
 
 
 def register(app: typer.Typer, agents_app: typer.Typer) -> None:
@@ -25,8 +33,6 @@ def agents_list_cmd(
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """The agents in the results store, most recently updated first."""
-    from codreamer.config import get_settings
-    from codreamer.runs.agent_views import list_agents
 
     settings = get_settings()
     agents = list_agents(settings.results_dir, settings.runs_dir)
@@ -39,8 +45,9 @@ def agents_list_cmd(
     for a in agents:
         busy = f"  (continued by {a['busy_with']})" if a["busy_with"] else ""
         reward = "-" if a["final_reward"] is None else f"{a['final_reward']:.3f}"
+        version = "-" if a["latest_version"] is None else f"v{a['latest_version']}"
         print(
-            f"{a['name']:<24} v{a['latest_version']:<4} {a['policy'] or '-':<9} "
+            f"{a['name']:<24} {version:<5} {a['policy'] or '-':<9} "
             f"reward {reward}  runs {a['runs']}  {a['updated_at'] or ''}{busy}"
         )
 
@@ -49,9 +56,6 @@ def agents_show_cmd(
     name: Annotated[str, typer.Argument(help="The agent's name.")],
 ) -> None:
     """One agent: its latest version's config and lineage, and every version (JSON)."""
-    from codreamer.config import get_settings
-    from codreamer.errors import CoDreamerError
-    from codreamer.runs.agent_views import show_agent
 
     settings = get_settings()
     try:
@@ -69,7 +73,7 @@ def write_cmd(
             "--leads",
             help="Leads: a CSV export (First Name, Last Name, Email, Title, Company, "
             "Industry, Notes, whatever their case and spacing; other columns are passed "
-            "through) or a JSON list of prospects.",
+            "through) or a JSON list of prospects (or of scenarios, as data/scenarios.json).",
         ),
     ],
     out: Annotated[
@@ -84,24 +88,21 @@ def write_cmd(
     """Write one email per lead with an agent's latest version (no training): subject,
     body, citations, reward, the judge's reasons and email_key, beside the lead's columns.
     Rows that are not leads are reported by row number; the others are written."""
-    from codreamer.config import get_settings
-    from codreamer.errors import CoDreamerError
-    from codreamer.leads import parse_csv, parse_json, to_csv
-    from codreamer.loaders import load_graph
+    # Deferred: the loop's machinery (NumPy) only for a command that runs it, not for --help.
     from codreamer.loop.write import AgentWriter, csv_rows
 
     settings = get_settings()
     try:
-        text = leads.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise fail(f"cannot read {leads}: {exc}", 2) from None
+        data = leads.read_bytes()
+    except OSError as exc:
+        raise fail(f"cannot read {leads}: {exc.strerror or exc}", 2) from None
     try:
         if leads.suffix.lower() == ".json":
-            parsed, problems = parse_json(json.loads(text))
+            parsed, problems = parse_json(json.loads(data.decode("utf-8-sig")))
         else:
-            parsed, problems = parse_csv(text)
-    except ValueError as exc:  # json.JSONDecodeError is one
-        raise fail(f"{leads}: {exc}", 2) from None
+            parsed, problems = parse_csv(decode_text(data))
+    except ValueError as exc:  # json.JSONDecodeError and UnicodeDecodeError are
+        raise fail(f"{leads}: {str(exc)[:300]}", 2) from None
     try:
         store = load_graph(graph, settings.max_graph_nodes) if graph else None
         writer = AgentWriter(settings.results_dir, agent, settings, graph=store, goal=goal)
@@ -110,8 +111,11 @@ def write_cmd(
     started = time.perf_counter()
     results = writer.write(parsed)
     seconds = time.perf_counter() - started
-    for p in problems:
+    for p in problems[:MAX_PROBLEMS_SHOWN]:
         typer.secho(f"{leads}: row {p.row}: {p.error}", err=True, fg=typer.colors.YELLOW)
+    if len(problems) > MAX_PROBLEMS_SHOWN:
+        more = len(problems) - MAX_PROBLEMS_SHOWN
+        typer.secho(f"{leads}: {more} more rows skipped", err=True, fg=typer.colors.YELLOW)
     if out is not None and out.suffix.lower() == ".csv":
         out.write_text(to_csv(csv_rows(results)), encoding="utf-8")
     else:
@@ -129,6 +133,8 @@ def write_cmd(
         + (f"; {len(problems)} rows skipped" if problems else ""),
         file=sys.stderr,
     )
+    if problems and not results:
+        raise typer.Exit(1)  # nothing could be written: say so to scripts too
 
 
 def import_outcomes_cmd(
@@ -137,13 +143,10 @@ def import_outcomes_cmd(
 ) -> None:
     """Import outcomes of sent emails (opened, replied, call booked...), keyed by
     email_key or by the lead's email address; the agent's next run mixes them in."""
-    from codreamer.config import get_settings
-    from codreamer.errors import CoDreamerError
-    from codreamer.runs.feedback_import import import_outcomes
 
     settings = get_settings()
     try:
-        report = import_outcomes(settings.results_dir, name, csv_file.read_text("utf-8-sig"))
+        report = import_outcomes(settings.results_dir, name, decode_text(csv_file.read_bytes()))
     except (CoDreamerError, ValueError, OSError) as exc:
         raise fail(str(exc), 2) from None
     print(json.dumps(report, ensure_ascii=False))

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from codreamer.commands.common import fail
+from codreamer.config import get_settings
 
 
 def register(app: typer.Typer) -> None:
@@ -35,13 +36,13 @@ def worker_cmd(
 ) -> None:
     """Execute runs from the broker (celery mode). Needs CODREAMER_BROKER_URL
     and the results store shared with the API replicas (CODREAMER_RESULTS_DIR)."""
-    from codreamer.config import get_settings
 
     settings = get_settings()
     if not settings.broker_url:
         raise fail("set CODREAMER_BROKER_URL (e.g. redis://127.0.0.1:6379/0) to run a worker", 2)
     try:
-        from codreamer.runs.celery_app import run_worker
+        # Deferred: the optional `celery` extra, only for `codreamer worker`.
+        from codreamer.runs.celery.worker import run_worker
     except ImportError as exc:
         raise fail(f"the celery extra is missing ({exc}): uv sync --extra celery", 2) from None
     run_worker(

@@ -3,11 +3,15 @@ the command a hint should print."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+from codreamer.loaders import resolve_scenario
+from codreamer.loop.scenarios import NEUTRAL_READER
 
 if TYPE_CHECKING:
     from codreamer.config import Settings
@@ -24,9 +28,13 @@ ScenarioOpt = Annotated[
 
 def cli_command() -> str:
     """How to run this CLI from where the user is, for hints: `codreamer` when it is on
-    PATH, else `uv run codreamer` (in a uv project the console script sits in
-    .venv/bin, which is not on PATH unless the environment is activated)."""
-    return "codreamer" if shutil.which("codreamer") else "uv run codreamer"
+    the user's PATH, else `uv run codreamer`. In a uv project the console script sits
+    in .venv/bin, which is not on PATH unless the environment is activated; `uv run`
+    puts it on its child's PATH only (and says so in UV_RUN_RECURSION_DEPTH), so a
+    command started that way must be given again that way."""
+    if os.environ.get("UV_RUN_RECURSION_DEPTH") or not shutil.which("codreamer"):
+        return "uv run codreamer"
+    return "codreamer"
 
 
 def own_graph(graph: Path | None, settings: Settings) -> bool:
@@ -38,8 +46,6 @@ def own_graph(graph: Path | None, settings: Settings) -> bool:
 def scenario_for(arg: str | None, graph: Path | None, settings: Settings) -> Scenario:
     """`--scenario` resolved; none given on a graph of one's own: the neutral reader,
     as `learn-loop` does (codreamer/loop/scenarios.py)."""
-    from codreamer.loaders import resolve_scenario
-    from codreamer.loop.scenarios import NEUTRAL_READER
 
     if arg is None and own_graph(graph, settings):
         return NEUTRAL_READER

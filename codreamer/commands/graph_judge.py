@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from pydantic import ValidationError
 
+from codreamer.agent.tools import AgentTools
+from codreamer.agent.trajectory import TrajectoryMeta
 from codreamer.commands.common import GraphOpt, ScenarioOpt, fail, scenario_for
 from codreamer.commands.spec_options import DEFAULT_DEPTH, depth_option
+from codreamer.config import get_settings
+from codreamer.errors import CoDreamerError, DataFileError, GraphValidationError
+from codreamer.graph.schema import check_seed_nodes
+from codreamer.graph.scores import NodeScores
+from codreamer.loaders import load_graph, resolve_scenario
+from codreamer.models import FinalEmail, Sender
 
 
 def register(app: typer.Typer, graph_app: typer.Typer) -> None:
@@ -29,9 +39,6 @@ def graph_validate_cmd(
 ) -> None:
     """Validate a graph with the API's own checks: each problem on its own line (the
     first 100, then a count; exit 1), or a one-line summary."""
-    from codreamer.config import get_settings
-    from codreamer.errors import DataFileError, GraphValidationError
-    from codreamer.loaders import load_graph
 
     try:
         store = load_graph(graph, get_settings().max_graph_nodes)
@@ -54,10 +61,6 @@ def graph_validate_cmd(
 
 def _load_graph_and_scenario(graph: Path | None, scenario: str | None) -> tuple[Any, Any]:
     """The store and scenario a command works on; a clear one-line error otherwise."""
-    from codreamer.config import get_settings
-    from codreamer.errors import CoDreamerError
-    from codreamer.graph.schema import check_seed_nodes
-    from codreamer.loaders import load_graph
 
     settings = get_settings()
     try:
@@ -72,11 +75,6 @@ def _load_graph_and_scenario(graph: Path | None, scenario: str | None) -> tuple[
 def _read_emails(path: Path) -> list[tuple[int, Any]]:
     """(line number, FinalEmail) for every non-blank line; the first bad line fails the
     whole file, named by its number, before anything is judged."""
-    import json as _json
-
-    from pydantic import ValidationError
-
-    from codreamer.models import FinalEmail
 
     try:
         text = path.read_text(encoding="utf-8")
@@ -89,8 +87,8 @@ def _read_emails(path: Path) -> list[tuple[int, Any]]:
         if not line.strip():
             continue
         try:
-            raw = _json.loads(line)
-        except _json.JSONDecodeError as exc:
+            raw = json.loads(line)
+        except json.JSONDecodeError as exc:
             raise fail(f"{path}: line {no}: not valid JSON ({exc.msg})") from None
         if not isinstance(raw, dict):
             raise fail(f"{path}: line {no}: expected an object with subject, body, citations")
@@ -115,6 +113,7 @@ def _judgement_json(judgement: Any) -> dict[str, Any]:
 
 def show_email_and_judgement(email: Any, judgement: Any) -> None:
     """The email, then a criteria table, then the total (`demo` and friends)."""
+    # Deferred: Rich only when a person reads the output.
     from rich.console import Console
     from rich.panel import Panel
     from rich.table import Table
@@ -180,13 +179,9 @@ def judge_cmd(
 ) -> None:
     """Judge emails with the rubric judge: each criterion's score and
     reason, and the total fitted on sales readers' grades."""
-    import json as _json
 
-    from codreamer.config import get_settings
-    from codreamer.errors import CoDreamerError
-    from codreamer.graph.schema import check_seed_nodes
+    # Deferred: the loop's machinery (NumPy) only for a command that runs it, not for --help.
     from codreamer.judge.rubric import RubricJudge
-    from codreamer.loaders import load_graph, resolve_scenario
 
     if no_graph and graph is not None:
         raise fail("--no-graph and --graph cannot be used together")
@@ -204,7 +199,6 @@ def judge_cmd(
                 check_seed_nodes(store.nodes, sc)
     except CoDreamerError as exc:
         raise fail(str(exc)) from None
-    from codreamer.models import Sender
 
     sender = settings.sender
     if sender_name or sender_company:
@@ -223,11 +217,12 @@ def judge_cmd(
             row = {"line": no, "scenario": sc.id, **_judgement_json(j)}
             if explain:
                 row["contributions"] = judge.explain(email, sc, sender)
-            typer.echo(_json.dumps(row, ensure_ascii=False))
+            typer.echo(json.dumps(row, ensure_ascii=False))
         return
     if explain:
         _print_explained(judge, results, sender)
         return
+    # Deferred: the loop's machinery (NumPy) only for a command that runs it, not for --help.
     from rich.console import Console
     from rich.table import Table
 
@@ -253,6 +248,7 @@ def judge_cmd(
 def _print_explained(judge: Any, results: list[Any], sender: Any) -> None:
     """One table per email: each criterion's score, its weight and what it adds to or
     takes from the total, largest push first."""
+    # Deferred: Rich only when a person reads the output.
     from rich.console import Console
     from rich.table import Table
 
@@ -278,14 +274,11 @@ def demo_cmd(
     seed: Annotated[int, typer.Option(min=0, help="Random seed of the rollout.")] = 0,
 ) -> None:
     """One rollout of the (untrained) embedded agent: the email and its judgement."""
+    # Deferred: the loop's machinery (NumPy) only for a command that runs it, not for --help.
     import numpy as np
 
     from codreamer.agent.policies.embedded import EmbeddedPolicy
     from codreamer.agent.rollout import RolloutEnv, rollout
-    from codreamer.agent.tools import AgentTools
-    from codreamer.agent.trajectory import TrajectoryMeta
-    from codreamer.config import get_settings
-    from codreamer.graph.scores import NodeScores
     from codreamer.judge.rubric import RubricJudge
 
     store, sc = _load_graph_and_scenario(graph, scenario)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import json as _json
 from collections.abc import Callable
 from typing import Annotated, Any, get_type_hints
 
@@ -15,6 +16,10 @@ from codreamer.commands.spec_options import (
     settings_given,
     spec_parameters,
 )
+from codreamer.config import get_settings
+from codreamer.errors import CoDreamerError
+from codreamer.graph.schema import check_seed_nodes
+from codreamer.loaders import load_graph
 
 
 def register(app: typer.Typer) -> None:
@@ -59,6 +64,7 @@ def learn_loop_cmd(
     Every run setting is an option (the same names as the API's fields);
     ITERATIONS and DEPTH may also be given as positionals: `learn-loop 3 5`.
     """
+    # Deferred: the loop's machinery (NumPy) only for a command that runs it, not for --help.
     from codreamer.commands.runner import LoopRequest, run_from_cli
 
     try:
@@ -97,12 +103,8 @@ def oracle_cmd(
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """The best judged reward reachable by the embedded policy, by exhaustive search."""
-    import json as _json
 
-    from codreamer.config import get_settings
-    from codreamer.errors import CoDreamerError
-    from codreamer.graph.schema import check_seed_nodes
-    from codreamer.loaders import load_graph
+    # Deferred: the loop's machinery (NumPy) only for a command that runs it, not for --help.
     from codreamer.train.oracle import oracle
 
     settings = get_settings()
@@ -149,10 +151,9 @@ def evaluate_cmd(
 ) -> None:
     """Step 5: the run's policy on held-out scenarios (mean reward, pass rate, criteria,
     each prospect's email)."""
-    import json as _json
 
+    # Deferred: the loop's machinery (NumPy) only for a command that runs it, not for --help.
     from codreamer.commands.runner import evaluate_run
-    from codreamer.errors import CoDreamerError
 
     try:
         report = evaluate_run(run, scenario or [])

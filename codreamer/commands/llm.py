@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
+import threading
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from codreamer.commands.common import fail
+from codreamer.errors import CoDreamerError
 
 
 def register(llm_app: typer.Typer) -> None:
@@ -51,11 +55,8 @@ def serve_cmd(
 ) -> None:
     """Serve a GGUF model with an OpenAI-compatible API (chat completions with tool
     calls) until Ctrl-C. Point CoDreamer at it with OPENAI_BASE_URL=http://HOST:PORT/v1."""
-    import contextlib
-    import signal
-    import threading
 
-    from codreamer.errors import CoDreamerError
+    # Deferred: the local LLM's helpers (httpx) only for this command.
     from codreamer.llm.local import (
         CHAT_TEMPLATE,
         ServeOptions,
@@ -85,12 +86,10 @@ def serve_cmd(
     except CoDreamerError as exc:
         raise fail(str(exc)) from None
     typer.echo(f"serving {opts.model.name} at {base_url(opts)} (Ctrl-C stops)", err=True)
-    # A small model answering in prose writes until max_tokens: 192 keeps a turn to
-    # ~10 s on a busy 2-core CPU (1024, the default for hosted models, took 40-160 s),
-    # and a 2-iteration run on a 16-node graph to ~7 minutes (docs/learning.md).
+    # No CODREAMER_LLM_MAX_TOKENS to set: a client left without one asks this server
+    # what it serves and caps a small model's replies (codreamer/llm/reply_cap.py).
     typer.echo(
-        f"  OPENAI_BASE_URL={base_url(opts)} OPENAI_API_KEY=local CODREAMER_OPENAI_MODEL=local "
-        "CODREAMER_LLM_MAX_TOKENS=192",
+        f"  OPENAI_BASE_URL={base_url(opts)} OPENAI_API_KEY=local CODREAMER_OPENAI_MODEL=local",
         err=True,
     )
     stop = threading.Event()

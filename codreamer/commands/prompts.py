@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from typing import Annotated
 
 import typer
 
 from codreamer.commands.common import fail
+from codreamer.config import get_settings
+from codreamer.errors import CoDreamerError, RunNotFoundError
+from codreamer.store.paths import RunPaths
 
 
 def register(prompts_app: typer.Typer) -> None:
@@ -18,9 +22,6 @@ RunArg = Annotated[str, typer.Argument(help="The run id, e.g. run-20260101-12000
 
 
 def _paths(run_id: str):  # type: ignore[no-untyped-def]
-    from codreamer.config import get_settings
-    from codreamer.errors import RunNotFoundError
-    from codreamer.store.paths import RunPaths
 
     settings = get_settings()
     paths = RunPaths.for_run(settings.runs_dir, run_id)
@@ -34,9 +35,8 @@ def show_cmd(
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Every prompt version of an LLM-policy run and the suggestions that made it."""
-    import json as _json
 
-    from codreamer.errors import CoDreamerError
+    # Deferred: the loop's machinery (NumPy) only for a command that runs it, not for --help.
     from codreamer.train.prompt_store import prompt_versions
 
     try:
@@ -48,7 +48,7 @@ def show_cmd(
         raise fail(f"run {run_id} has no prompt versions (only LLM policies have a prompt)")
     if json_out:
         rows = [{"iteration": k, **p.model_dump(mode="json")} for k, p in versions]
-        typer.echo(_json.dumps(rows, ensure_ascii=False))
+        typer.echo(json.dumps(rows, ensure_ascii=False))
         return
     for k, p in versions:
         typer.echo(
@@ -84,7 +84,7 @@ def apply_cmd(
 
     A later run starts from an override only while that section of its own
     prompt still reads as it did in this run (same hash)."""
-    from codreamer.errors import CoDreamerError
+    # Deferred: the loop's machinery (NumPy) only for a command that runs it, not for --help.
     from codreamer.train.prompt_store import overrides_from_run, save_overrides
 
     try:

@@ -8,6 +8,8 @@ from typing import Annotated
 import typer
 
 from codreamer.commands.common import fail
+from codreamer.config import get_settings
+from codreamer.store.retention import prune
 
 
 def register(runs_app: typer.Typer) -> None:
@@ -34,9 +36,8 @@ def runs_prune_cmd(
 ) -> None:
     """Remove runs that ended (succeeded, failed, cancelled, interrupted) longer ago than
     --older-than days; queued and running runs are never touched."""
-    from codreamer.config import get_settings
-    from codreamer.runs.process import is_run_alive
-    from codreamer.store.retention import prune
+    # Deferred: the run and webhook machinery only for a command that uses it.
+    from codreamer.runs.local.process import is_run_alive
 
     settings = get_settings()
     days = older_than if older_than is not None else settings.retention_days

@@ -7,19 +7,44 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
+from codreamer.agent.tools import AgentTools
 from codreamer.commands.common import cli_command, own_graph
 from codreamer.config import Settings, get_settings
-from codreamer.errors import CoDreamerError, OracleTooLargeError
+from codreamer.errors import CoDreamerError, OracleTooLargeError, RunNotFoundError
+from codreamer.graph.schema import parse_graph
+from codreamer.graph.scores import NodeScores
+from codreamer.graph.store import GraphStore
+from codreamer.judge.base import make_judge
+from codreamer.loaders import load_graph, resolve_scenarios, sample_scenarios
 from codreamer.logs import configure_logging
 from codreamer.loop.config import LoopConfig
-from codreamer.loop.evaluate import EvalReport
+from codreamer.loop.context import build_policy
+from codreamer.loop.evaluate import EvalReport, evaluate
+from codreamer.loop.learn_loop import last_complete_iteration
+from codreamer.loop.local import existing_run, new_local_run
+from codreamer.loop.scenarios import describe
+from codreamer.preflight import check_ready
+from codreamer.runs.agent_start import (
+    agent_start,
+    check_graph,
+    knobs,
+    with_agent_settings,
+)
+from codreamer.runs.execute import execute_run
+from codreamer.runs.executors import make_executor
+from codreamer.runs.local.process import run_lock
+from codreamer.runs.spec import build_loop_config
 from codreamer.store.events import EventLog
 from codreamer.store.files import read_json
 from codreamer.store.meta import read_meta, update_meta
 from codreamer.store.paths import RunPaths
+from codreamer.webhooks.outbox import read_outbox
 
 SUMMARY_ORACLE_MAX_EMAILS = 3_000
 
@@ -55,14 +80,6 @@ class LoopRequest:
 def config_from_cli(req: LoopRequest, settings: Settings) -> tuple[Any, LoopConfig]:
     """The run's config from the command line: RunSpec resolves the settings (the same
     resolution the API uses) over the environment's."""
-    from codreamer.loaders import load_graph, resolve_scenarios, sample_scenarios
-    from codreamer.runs.agent_start import (
-        agent_start,
-        check_graph,
-        knobs,
-        with_agent_settings,
-    )
-    from codreamer.runs.spec import build_loop_config
 
     agent = req.settings.get("agent")
     start = agent_start(settings.results_dir, agent) if agent else None
@@ -107,13 +124,6 @@ def _sender(req: LoopRequest, settings: Settings, given_only: bool = False) -> A
 
 
 def run_from_cli(req: LoopRequest, *, json_out: bool, with_oracle: bool = False) -> int:
-    from pydantic import ValidationError
-
-    from codreamer.loop.learn_loop import last_complete_iteration
-    from codreamer.loop.local import existing_run, new_local_run
-    from codreamer.runs.execute import execute_run
-    from codreamer.runs.process import run_lock
-
     settings = get_settings()
     log_settings = settings.logging
     if "log_level" not in settings.model_fields_set:
@@ -156,6 +166,15 @@ def run_from_cli(req: LoopRequest, *, json_out: bool, with_oracle: bool = False)
 
     config = LoopConfig.from_meta(read_meta(paths))
     events = EventLog(paths.events)
+    try:
+        # A run here sends its webhooks as every sender of the deployment does: with
+        # Redis claims in celery mode, an flock per event locally.
+        claims = make_executor(settings).claims()
+    except CoDreamerError as exc:
+        _error_line(str(exc))
+        return 2
+    drain = settings.webhook_drain_timeout_s
+    execute = partial(execute_run, paths, settings, event_log=events, drain_s=drain, claims=claims)
     show_bars = not json_out and sys.stderr.isatty()
     # Even without FRONTEND_URL every payload is recorded (as skipped) in
     # webhooks.jsonl, so `codreamer webhooks redeliver --url` can send it later.
@@ -165,7 +184,8 @@ def run_from_cli(req: LoopRequest, *, json_out: bool, with_oracle: bool = False)
             return 2
         try:
             if show_bars:
-                from rich.console import Console  # Rich only when a person watches
+                # Deferred: Rich only when a person watches.
+                from rich.console import Console
 
                 from codreamer.commands.progress import LoopProgress
 
@@ -174,13 +194,9 @@ def run_from_cli(req: LoopRequest, *, json_out: bool, with_oracle: bool = False)
                 trainer = config.trainer
                 with LoopProgress(console, config.iterations, start, trainer) as bars:
                     events.listener = bars
-                    result = execute_run(
-                        paths, settings, event_log=events, drain_s=settings.webhook_drain_timeout_s
-                    )
+                    result = execute()
             else:
-                result = execute_run(
-                    paths, settings, event_log=events, drain_s=settings.webhook_drain_timeout_s
-                )
+                result = execute()
         except KeyboardInterrupt:
             # Everything on disk is consistent at every instant: say how to go on.
             update_meta(paths, status="interrupted")
@@ -195,6 +211,7 @@ def run_from_cli(req: LoopRequest, *, json_out: bool, with_oracle: bool = False)
     if json_out:
         print(json.dumps(summary, ensure_ascii=False))
     else:
+        # Deferred: Rich only when a person reads the output.
         from rich.console import Console
 
         from codreamer.commands.progress import print_summary
@@ -216,14 +233,12 @@ def _error_line(message: str) -> None:
 
 def _check_policy_ready(config: LoopConfig, settings: Settings) -> None:
     """Fail fast, before a run exists, when the chosen policy/judge cannot work here."""
-    from codreamer.preflight import check_ready
 
     check_ready(config, settings)
 
 
 def _report_pending_webhooks(paths: RunPaths, settings: Settings) -> None:
     """Say what is left for later, so a CLI-only user knows what to run."""
-    from codreamer.webhooks.outbox import read_outbox
 
     pending = sum(1 for e in read_outbox(paths.webhooks).values() if e.status == "pending")
     if pending and settings.frontend_url:
@@ -240,14 +255,12 @@ def summarize(
     """The `--json` summary: run id, path, per-iteration metrics, final email and reward,
     and, when asked (`--oracle`), the oracle's reward if the graph is within its cap.
     Not by default: the search judges thousands of emails, more than a short run."""
-    from codreamer.graph.schema import parse_graph
-    from codreamer.graph.store import GraphStore
-    from codreamer.loop.scenarios import describe
 
     meta = read_meta(paths)
     final = read_json(paths.final_email) if paths.final_email.exists() else None
     oracle_reward = None
     if with_oracle and config.policy == "embedded" and config.judge == "rubric":
+        # Deferred: the oracle's search (and its templates) only with --oracle.
         from codreamer.train.oracle import oracle
 
         store = store or GraphStore(parse_graph(read_json(paths.graph)))
@@ -292,16 +305,6 @@ def summarize(
 def evaluate_run(run_id: str, scenario_args: list[str]) -> EvalReport:
     """Evaluate a run's last checkpoint on scenarios (default: its held-out ones; a run
     with none, on its training prospects)."""
-    from codreamer.agent.tools import AgentTools
-    from codreamer.errors import RunNotFoundError
-    from codreamer.graph.schema import parse_graph
-    from codreamer.graph.scores import NodeScores
-    from codreamer.graph.store import GraphStore
-    from codreamer.judge.base import make_judge
-    from codreamer.loaders import resolve_scenarios
-    from codreamer.loop.context import build_policy
-    from codreamer.loop.evaluate import evaluate
-    from codreamer.loop.learn_loop import last_complete_iteration
 
     settings = get_settings()
     paths = RunPaths.for_run(settings.runs_dir, run_id)

@@ -5,6 +5,7 @@ import the dashboard (DESIGN §1, §10): they deploy separately and talk over HT
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
 import signal
 from typing import Any
@@ -27,11 +28,13 @@ def serve_both(
     web_port: int | None = None,
     log_level: str = "info",
 ) -> None:
+    # Deferred: the servers' stack loads only for a command that starts one.
     import uvicorn
 
     from codreamer.api.app import create_app, server_options
 
     try:
+        # Deferred: the servers' stack loads only for a command that starts one.
         from web.app import create_app as create_web_app
         from web.app import server_options as web_server_options
         from web.config import WebSettings
@@ -92,8 +95,8 @@ def serve_both(
 def _quiet_server(config: Any) -> Any:
     """A uvicorn Server that leaves signals to `_serve_together`: each Server would
     otherwise install its own handlers, and only the last one installed would stop."""
-    import contextlib
 
+    # Deferred: the servers' stack loads only for a command that starts one.
     import uvicorn
 
     class QuietServer(uvicorn.Server):

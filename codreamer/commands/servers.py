@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import errno
+import socket
 from typing import Annotated
 
 import typer
 
+from codreamer.api.server import serve_api
 from codreamer.commands.common import fail
+from codreamer.commands.serve import DashboardMissing, serve_both
+from codreamer.config import get_settings
 
 
 def port_taken(host: str, port: int) -> str | None:
     """Why `host:port` cannot be served (None: it can). Binds the way uvicorn does
     (SO_REUSEADDR), so a port only lingering in TIME_WAIT is not reported taken."""
-    import errno
-    import socket
 
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     with socket.socket(family, socket.SOCK_STREAM) as sock:
@@ -60,8 +63,6 @@ def api_cmd(
     log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
 ) -> None:
     """Serve the backend API: start runs, follow them, cancel, resume."""
-    from codreamer.api.server import serve_api
-    from codreamer.config import get_settings
 
     settings = get_settings()
     host, port = host or settings.api_host, port or settings.api_port
@@ -86,11 +87,10 @@ def serve_cmd(
 
     FRONTEND_URL defaults to the dashboard's receiver (http://127.0.0.1:3000/api/final-email).
     """
-    from codreamer.commands.serve import DashboardMissing, serve_both
-    from codreamer.config import get_settings
 
     settings = get_settings()
     try:
+        # Deferred: the servers' stack loads only for a command that starts one.
         from web.config import WebSettings
 
         web = WebSettings()
@@ -113,6 +113,7 @@ def web_cmd(
     port: Annotated[int | None, typer.Option(min=1, max=65535, help="Port (default 3000).")] = None,
 ) -> None:
     """Serve the dashboard alone; it talks to the API at CODREAMER_API_URL."""
+    # Deferred: the servers' stack loads only for a command that starts one.
     from web.app import main as web_main
     from web.config import WebSettings
 

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import time
 from typing import Annotated, Any
 
 import typer
 
 from codreamer.commands.common import fail
+from codreamer.config import get_settings
+from codreamer.errors import CoDreamerError, ConfigError
+from codreamer.logs import configure_logging
+from codreamer.store.paths import RunPaths
 
 
 def register(webhooks_app: typer.Typer) -> None:
@@ -15,9 +20,15 @@ def register(webhooks_app: typer.Typer) -> None:
 
 
 def _claims(settings: Any) -> Any:
-    from codreamer.runs.execute import webhook_claims
+    """The claims of the deployment's executor: a sender here claims each event where
+    the API's and the workers' senders do (Redis in celery mode, else an flock)."""
+    # Deferred: the CLI's start-up (`--help`) loads no executor.
+    from codreamer.runs.executors import make_executor
 
-    return webhook_claims(settings)
+    try:
+        return make_executor(settings).claims()
+    except ConfigError as exc:
+        raise fail(str(exc), 2) from None
 
 
 def _check_url(target: str | None) -> str:
@@ -42,10 +53,8 @@ def webhooks_dispatch_cmd(
     retry schedule (CODREAMER_WEBHOOK_SCHEDULE), for users who run no API. A running
     API does the same by itself; both may run at once (a claim per event keeps each
     event to one sender)."""
-    import time
 
-    from codreamer.config import get_settings
-    from codreamer.logs import configure_logging
+    # Deferred: the run and webhook machinery only for a command that uses it.
     from codreamer.webhooks.dispatcher import Dispatcher
 
     settings = get_settings()
@@ -75,9 +84,7 @@ def webhooks_redeliver_cmd(
 ) -> None:
     """Send again, now, in order and with their original webhook-id, the events of a run
     that no receiver has acknowledged (given up, skipped, or still pending)."""
-    from codreamer.config import get_settings
-    from codreamer.errors import CoDreamerError
-    from codreamer.store.paths import RunPaths
+    # Deferred: the run and webhook machinery only for a command that uses it.
     from codreamer.webhooks.redeliver import redeliver
 
     settings = get_settings()

@@ -17,7 +17,13 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from codreamer.errors import UnknownNodeError
-from codreamer.graph.schema import Node, Verification, graph_to_json, is_product_feature
+from codreamer.graph.schema import (
+    Node,
+    Verification,
+    graph_to_json,
+    is_product_feature,
+    parse_graph,
+)
 from codreamer.models import CUSTOMER_JOB
 
 if TYPE_CHECKING:
@@ -56,8 +62,6 @@ class GraphStore:
 
     @classmethod
     def from_json(cls, data: Any, *, max_nodes: int | None = None) -> GraphStore:
-        from codreamer.graph.schema import parse_graph
-
         return cls(parse_graph(data, max_nodes=max_nodes))
 
     # -- lookups -----------------------------------------------------------
@@ -74,6 +78,7 @@ class GraphStore:
     @cached_property
     def graph(self) -> nx.DiGraph:
         """The graph as a networkx DiGraph (edges carry relationship and rationale)."""
+        # Deferred: networkx is slow to import and only graph analyses need it.
         import networkx as nx
 
         g = nx.DiGraph()
@@ -135,7 +140,7 @@ class GraphStore:
 
     def k_hop_subgraph(self, node_id: str, k: int) -> nx.DiGraph:
         """Nodes reachable in at most k out-hops from `node_id`, with the edges among them."""
-        import networkx as nx
+        import networkx as nx  # deferred: see `graph` above
 
         self.node(node_id)
         return nx.ego_graph(self.graph, node_id, radius=k)

@@ -43,6 +43,7 @@ class RubricGroupJudge:
     name = "rubric"
 
     def __init__(self, store: GraphStore | None, total: FittedTotal | None = None) -> None:
+        # Deferred: the rubric's embeddings load only where the rubric judges.
         from codreamer.judge.rubric import RubricJudge
 
         # `total`: how the criteria combine, when a team's ratings refitted it.
@@ -93,6 +94,7 @@ def rubric_judge(
 def llm_judge(
     store: GraphStore | None, settings: Settings | None, total: FittedTotal | None
 ) -> GroupJudge:
+    # Deferred: an LLM judge loads only when chosen.
     from codreamer.judge.llm import LLMJudge
 
     return LLMJudge.from_settings(store, _needed(settings, "llm"))
@@ -101,6 +103,7 @@ def llm_judge(
 def ruler_judge(
     store: GraphStore | None, settings: Settings | None, total: FittedTotal | None
 ) -> GroupJudge:
+    # Deferred: RULER (and ART) load only when chosen.
     from codreamer.judge.ruler import RulerJudge
 
     return RulerJudge.from_settings(store, _needed(settings, "ruler"))

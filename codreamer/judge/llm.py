@@ -26,7 +26,8 @@ from codreamer.judge.rubric import CRITERIA, combine
 from codreamer.judge.rubric.total import FittedTotal, default_total
 from codreamer.llm.client import ChatClient
 from codreamer.models import CriterionScore, FinalEmail, Judgement, Scenario, Sender
-from codreamer.tracing import op
+from codreamer.preflight import judge_endpoint
+from codreamer.tracing import init_tracing, op
 
 if TYPE_CHECKING:
     from codreamer.config import Settings
@@ -175,9 +176,6 @@ class LLMJudge:
 
     @classmethod
     def from_settings(cls, store: GraphStore | None, settings: Settings) -> LLMJudge:
-        from codreamer.preflight import judge_endpoint
-        from codreamer.tracing import init_tracing
-
         base_url, api_key = judge_endpoint(settings)
         if not base_url and not api_key:
             raise ConfigError("judge llm needs OPENAI_BASE_URL or CODREAMER_JUDGE_BASE_URL")

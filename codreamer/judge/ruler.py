@@ -21,8 +21,10 @@ from typing import TYPE_CHECKING, Any
 from codreamer.errors import ConfigError, JudgeError
 from codreamer.judge.llm import evidence_block
 from codreamer.llm.aio import run_sync
+from codreamer.llm.art_loader import load_art
 from codreamer.models import CriterionScore, FinalEmail, Judgement, Scenario, Sender
-from codreamer.tracing import op
+from codreamer.preflight import check_judge, judge_endpoint
+from codreamer.tracing import init_tracing, op
 
 if TYPE_CHECKING:
     from codreamer.config import Settings
@@ -82,9 +84,6 @@ class RulerJudge:
 
     @classmethod
     def from_settings(cls, store: GraphStore | None, settings: Settings) -> RulerJudge:
-        from codreamer.preflight import check_judge, judge_endpoint
-        from codreamer.tracing import init_tracing
-
         check_judge("ruler", settings)
         base_url, api_key = judge_endpoint(settings)
         init_tracing(settings)
@@ -128,7 +127,6 @@ class RulerJudge:
     ) -> list[Judgement]:
         if not emails:
             return []
-        from codreamer.llm.art_loader import load_art
 
         try:
             art = load_art()

@@ -24,6 +24,7 @@ def load_art() -> Any:
     # call; the warnings say nothing actionable to a CoDreamer user.
     warnings.filterwarnings("ignore", message="Pydantic serializer warnings", category=UserWarning)
     try:
+        # Deferred: ART is the optional `art` extra, loaded only when chosen.
         import art
         import art.rewards  # noqa: F401 - RULER lives here
     except ImportError:
@@ -34,6 +35,7 @@ def load_art() -> Any:
 def make_backend(art: Any, settings: Settings) -> Any:
     if settings.art_backend == "serverless":
         return art.ServerlessBackend(api_key=settings.wandb_api_key)
+    # Deferred: ART's local backend (torch) only for a local backend.
     from art.local import LocalBackend
 
     return LocalBackend()

@@ -11,19 +11,25 @@ which is how a group's rollouts run concurrently.
 from __future__ import annotations
 
 import json
+import logging
 import random
+import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
 
+from codreamer.config import DEFAULT_LLM_MAX_TOKENS
 from codreamer.errors import LLMError
+from codreamer.llm.reply_cap import reply_cap, served_params
 from codreamer.retry_after import parse_retry_after
 from codreamer.tracing import op
 
 if TYPE_CHECKING:
     from codreamer.config import Settings
+
+log = logging.getLogger(__name__)
 
 RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504})
 # A rough count of tokens in a request body, for its timeout: ~4 characters a token
@@ -92,12 +98,14 @@ class ChatClient:
         backoff_initial_s: float = 0.5,
         backoff_max_s: float = 20.0,
         transport: httpx.BaseTransport | None = None,
-        max_tokens: int = 1024,
+        max_tokens: int | None = DEFAULT_LLM_MAX_TOKENS,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         # Sent with every request that does not set its own: no reply may run until
-        # the server's context is full.
-        self.max_tokens = max_tokens
+        # the server's context is full. None: asked of the server once, on the first
+        # request that needs it (see reply_cap.py).
+        self._max_tokens = max_tokens
+        self._cap_lock = threading.Lock()
         self.max_retries = max(0, max_retries)
         # A reply's time grows with the prompt the server reads and the tokens it may
         # write; a small CPU model reads and writes a few tokens a second, so a fixed
@@ -128,6 +136,26 @@ class ChatClient:
             max_tokens=settings.llm_max_tokens,
         )
 
+    @property
+    def max_tokens(self) -> int:
+        """The reply cap of requests that set none: as configured, else what suits
+        the model the server serves (one `GET /models`, then remembered)."""
+        with self._cap_lock:
+            if self._max_tokens is None:
+                self._max_tokens = self._served_cap()
+            return self._max_tokens
+
+    def _served_cap(self) -> int:
+        try:
+            r = self._http.get(f"{self.base_url}/models", timeout=10.0)
+            n_params = served_params(r.json()) if r.status_code == 200 else None
+        except (httpx.HTTPError, ValueError):
+            n_params = None  # a server that cannot say gets the default
+        cap = reply_cap(n_params)
+        if n_params is not None:
+            log.info("%s serves a %d-parameter model: %d tokens a reply", self.url, n_params, cap)
+        return cap
+
     def timeout_for(self, body: dict[str, Any]) -> float:
         """The read timeout of one request: the base, plus the per-token allowance for
         the prompt (estimated from the body's size) and the reply's `max_tokens`."""
@@ -151,7 +179,8 @@ class ChatClient:
         None dropped; `max_tokens` defaults to the client's."""
         body: dict[str, Any] = {"model": model, "messages": messages}
         body.update({k: v for k, v in params.items() if v is not None})
-        body.setdefault("max_tokens", self.max_tokens)
+        if "max_tokens" not in body:
+            body["max_tokens"] = self.max_tokens
         retrying = Retrying(
             stop=stop_after_attempt(self.max_retries + 1),
             wait=self._wait,

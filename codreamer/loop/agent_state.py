@@ -68,6 +68,7 @@ def _refit_once(
         report = read_json(done)
         total = FittedTotal.from_dict(read_json(fitted)) if fitted.exists() else current
         return total, report
+    # Deferred: only a run refitting the judge to a team's ratings needs the fit.
     from codreamer.loop.team_judge import team_total
 
     new, report = team_total(results_dir_of_run(paths.dir), agent.name, store, current)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from codreamer.agent.policies.base import Policy
 from codreamer.agent.policies.factory import make_policy
+from codreamer.agent.policies.prompt import Prompt, with_overrides
 from codreamer.agent.rollout import RolloutEnv
 from codreamer.agent.tools import AgentTools
 from codreamer.config import Settings
@@ -30,6 +31,7 @@ from codreamer.store.files import atomic_write_json, iter_jsonl, read_json
 from codreamer.store.meta import RunMeta
 from codreamer.store.paths import RunPaths
 from codreamer.train.base import Trainer, make_trainer
+from codreamer.train.prompt_store import load_overrides
 
 WebhookSink = Callable[[WebhookPayload], object]  # what it returns is not used
 StopCheck = Callable[[], bool]
@@ -105,14 +107,9 @@ def build_policy(config: LoopConfig, store: GraphStore, settings: Settings) -> P
     (`codreamer prompts apply`) whose sections still read as they did."""
     prompt = None
     if POLICIES.get(config.policy).prompted:
-        from codreamer.agent.policies.prompt import Prompt
-        from codreamer.train.prompt_store import load_overrides
-
         prompt = Prompt()
         overrides = load_overrides(settings.prompt_overrides_path)
         if overrides:
-            from codreamer.agent.policies.prompt import with_overrides
-
             prompt, _ = with_overrides(prompt, overrides)
     return make_policy(config.policy, store, settings, model=config.model, prompt=prompt)
 

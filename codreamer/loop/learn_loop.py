@@ -120,6 +120,7 @@ def run_learn_loop(
             done = 0
         else:
             restore_checkpoint(ctx, done)
+            _announce_again(ctx, done)
         # A resumed run that had converged before it was stopped goes straight to its
         # final email, as the uninterrupted run did.
         last = done
@@ -448,6 +449,15 @@ def _greedy_email(
     metrics["improved"] = improved if i > 0 else False
     atomic_write_json(ctx.paths.email(i), record)
     return record
+
+
+def _announce_again(ctx: RunContext, done: int) -> None:
+    """The webhook of the last complete iteration, once more. Its email is written
+    before its event reaches the outbox, so a process killed between the two leaves
+    an iteration that counts as done and an event nobody will send. The outbox
+    ignores an event it already has, so this adds only what such a kill lost."""
+    stage = "baseline" if done == 0 else "iteration"
+    _webhook(ctx, stage, done, read_json(ctx.paths.email(done)))
 
 
 def _webhook(ctx: RunContext, stage: str, i: int, email: dict[str, Any]) -> None:

@@ -42,22 +42,29 @@ def agent_summary(results_dir: Path, runs_dir: Path, name: str) -> dict[str, Any
     }
 
 
+def _known(results_dir: Path, runs_dir: Path, name: str) -> bool:
+    """An agent has a version, or its first run is going on (it is being made)."""
+    agent = AgentPaths(results_dir, name)
+    return bool(agent.versions()) or lock_holder(agent, runs_dir) is not None
+
+
 def list_agents(results_dir: Path, runs_dir: Path) -> list[dict[str, Any]]:
-    """Every agent with at least one version, most recently updated first."""
+    """Every agent with a version or a first run going on; most recently updated first,
+    those still being made first of all."""
     out = [
         agent_summary(results_dir, runs_dir, n)
         for n in agent_names(results_dir)
-        if AgentPaths(results_dir, n).versions()
+        if _known(results_dir, runs_dir, n)
     ]
-    return sorted(out, key=lambda a: a["updated_at"] or "", reverse=True)
+    return sorted(out, key=lambda a: a["updated_at"] or "~", reverse=True)
 
 
 def show_agent(results_dir: Path, runs_dir: Path, name: str) -> dict[str, Any]:
     agent = AgentPaths(results_dir, name)
     versions = agent.versions()
-    if not versions:
+    if not _known(results_dir, runs_dir, name):
         raise AgentNotFoundError(name)
-    latest = agent.manifest(versions[-1])
+    latest = agent.manifest(versions[-1]) if versions else {}
     rows = feedback_rows(results_dir, name)
     return {
         **agent_summary(results_dir, runs_dir, name),

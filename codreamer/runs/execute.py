@@ -2,7 +2,10 @@
 dispatcher beside it. The CLI (`learn-loop`, `--resume`), the local executor's run
 processes and the celery workers all call `execute_run`, so a run behaves the same
 wherever it runs: it resumes from its files, re-announces nothing already in its
-outbox, and leaves every undelivered event pending for the next dispatcher."""
+outbox, and leaves every undelivered event pending for the next dispatcher.
+
+It knows no executor: whoever calls it passes the webhook claims of its deployment
+(the executor's `claims()`), and a celery worker its delivery-task submitter."""
 
 from __future__ import annotations
 
@@ -15,28 +18,6 @@ from codreamer.store.gate import EventGate
 from codreamer.store.paths import RunPaths
 from codreamer.webhooks.claims import EventClaims
 from codreamer.webhooks.dispatcher import Dispatcher, SubmitFn
-
-
-def webhook_claims(settings: Settings) -> EventClaims | None:
-    """Who may claim a webhook event, for every sender of this deployment: in celery
-    mode a Redis key (flock does not hold across machines, and the workers' and
-    replicas' dispatchers claim there, so a CLI run on a shared store must too);
-    locally an flock per event (None: the default)."""
-    if not settings.broker_url:
-        return None
-    try:
-        import redis  # noqa: F401 - the celery extra
-    except ImportError:
-        from codreamer.errors import ConfigError
-
-        raise ConfigError(
-            "CODREAMER_BROKER_URL is set but the celery extra is missing: "
-            "uv sync --extra celery (or unset it for local mode)"
-        ) from None
-    from codreamer.runs.celery_app import redis_client
-    from codreamer.runs.redis_leases import RedisEventClaims
-
-    return RedisEventClaims(redis_client(settings), settings.webhook_timeout_s)
 
 
 def execute_run(
@@ -53,8 +34,11 @@ def execute_run(
 
     `drain_s`: how long to go on delivering, after the run, events due by then (the
     CLI waits; a server's run process hands them to the store-wide dispatcher).
+    `claims`: who may claim a webhook event (None: an flock per event, local mode).
     `submit_webhook` (celery workers): hand each due event to a delivery task instead
     of sending it from this process."""
+    # Deferred: the loop (NumPy, the agent, the judge) loads only in a process that
+    # executes a run, not in the API that imports this module to start one.
     from codreamer.loop.learn_loop import run_learn_loop
 
     # The dispatcher's delivered/failed events go through the loop's own EventLog, so
@@ -62,7 +46,6 @@ def execute_run(
     events = event_log or EventLog(paths.events)
     if settings.test_event_gate is not None and events.gate is None:
         events.gate = EventGate(settings.test_event_gate, paths.run_id)
-    claims = claims or webhook_claims(settings)
     dispatcher = Dispatcher.for_run(
         paths, settings, emit=events.emit_event, claims=claims, submit=submit_webhook
     )

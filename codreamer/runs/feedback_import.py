@@ -11,7 +11,7 @@ from typing import Any
 
 from codreamer.errors import AgentNotFoundError
 from codreamer.judge.feedback import OUTCOME_VALUES, FeedbackEvent
-from codreamer.leads import field_of, reduce_header
+from codreamer.leads import field_of, first_address, reduce_header, sniff_delimiter
 from codreamer.store.agents import AgentPaths, logged_emails
 from codreamer.store.feedback import append_feedback
 
@@ -24,6 +24,14 @@ OUTCOME_WORDS = {
     "reply": "replied", "replied": "replied", "responded": "replied",
     "callbooked": "call_booked", "meetingbooked": "call_booked", "booked": "call_booked",
     "meeting": "call_booked", "call": "call_booked",
+    # As sequencers and CRMs name them (HubSpot's email events, Outreach, Salesforce).
+    "click": "opened", "clicked": "opened", "opens": "opened",
+    "replies": "replied", "replyreceived": "replied",
+    "meetingscheduled": "call_booked", "meetingset": "call_booked",
+    "callscheduled": "call_booked", "demobooked": "call_booked",
+    "softbounce": "bounced", "softbounced": "bounced", "hardbounced": "bounced",
+    "optedout": "unsubscribed", "spamreport": "unsubscribed", "markedasspam": "unsubscribed",
+    "noanswer": "ignored", "unopened": "ignored",
 }  # fmt: skip
 MAX_PROBLEMS = 100
 KEY_RE = re.compile(r"sha256:[0-9a-f]{32}")
@@ -44,29 +52,47 @@ def keys_by_lead(agent: AgentPaths) -> dict[str, str]:
 
 
 def import_outcomes(results_dir: Path, name: str, text: str) -> dict[str, Any]:
+    """Append each row's outcome to the agent's feedback; ValueError for a file that is
+    not an outcomes CSV, and rows that match nothing reported by row number."""
+    try:
+        return _import(results_dir, name, text)
+    except csv.Error as exc:  # a stray quote or NUL byte: not CSV
+        raise ValueError(f"not CSV ({exc})") from None
+
+
+def _import(results_dir: Path, name: str, text: str) -> dict[str, Any]:
     agent = AgentPaths(results_dir, name)
     if not agent.versions():
         raise AgentNotFoundError(name)
     text = text.lstrip("\ufeff")
     if not text.strip():
         raise ValueError("the CSV is empty: expected a header and one row per outcome")
-    first = text.splitlines()[0]
-    reader = csv.DictReader(io.StringIO(text), delimiter=max(",;\t", key=first.count))
-    header = reader.fieldnames or []
-    col = {h: _column(h) for h in header}
-    if "outcome" not in col.values():
+    reader = csv.reader(
+        io.StringIO(text, newline=""), delimiter=sniff_delimiter(text.splitlines()[0])
+    )
+    header = [h.strip() for h in next(reader)]
+    col = [_column(h) for h in header]
+    if "outcome" not in col:
         raise ValueError(f"no outcome column among {', '.join(map(repr, header[:12]))}")
-    if not {"email_key", "email"} & set(col.values()):
+    if not {"email_key", "email"} & set(col):
         raise ValueError("no email_key or email column: outcomes are matched by one of them")
     by_lead = keys_by_lead(agent)
     imported, problems = 0, []
-    for row in reader:
-        n = reader.line_num
-        values = {col[h]: (v or "").strip() for h, v in row.items() if h in col and col[h]}
-        key = values.get("email_key") or by_lead.get(values.get("email", "").lower())
-        outcome = outcome_of(values.get("outcome", ""))
+    n = 1  # rows as a spreadsheet numbers them: the header is row 1
+    for cells in reader:
+        n += 1
+        if not any(c.strip() for c in cells):
+            continue
+        values: dict[str, str] = {}
+        for c, v in zip(col, cells, strict=False):
+            if c and not values.get(c):  # the first that is not empty
+                values[c] = v.strip()
+        address = (first_address(values.get("email", "")) or "").lower()
+        key = values.get("email_key") or by_lead.get(address)
+        given = values.get("outcome", "")
+        outcome = outcome_of(given)
         if outcome is None:
-            problems.append({"row": n, "error": f"unknown outcome {values.get('outcome')!r}; "
+            problems.append({"row": n, "error": f"unknown outcome {given[:80]!r}; "
                              f"known: {', '.join(OUTCOME_VALUES)}"})  # fmt: skip
         elif not key or not KEY_RE.fullmatch(key):
             problems.append({"row": n, "error": "no email of this agent matches its "
@@ -87,6 +113,6 @@ def _column(header: str) -> str | None:
     r = reduce_header(header)
     if r in ("emailkey", "key"):
         return "email_key"
-    if r in ("outcome", "status", "result", "event", "disposition"):
+    if r in ("outcome", "status", "result", "event", "eventtype", "disposition", "callresult"):
         return "outcome"
     return "email" if field_of(header) == "email" else None

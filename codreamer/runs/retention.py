@@ -7,7 +7,7 @@ import logging
 import threading
 from pathlib import Path
 
-from codreamer.runs.process import is_run_alive
+from codreamer.runs.local.process import is_run_alive
 from codreamer.store.retention import prune
 
 

@@ -21,7 +21,9 @@ from typing import Annotated, Any
 from pydantic import Field, StrictInt
 
 from codreamer.config import Settings
+from codreamer.graph.schema import check_seed_nodes
 from codreamer.loop.config import LoopConfig
+from codreamer.loop.scenarios import plan_scenarios
 from codreamer.models import Scenario
 from codreamer.run_settings import RunSettings
 
@@ -84,8 +86,6 @@ def build_loop_config(
     """The one way a run's config is built, for the API and the CLI alike: the spec
     resolved once, the scenarios planned (DESIGN §2) and their seed nodes checked
     against the run's graph. Raises before anything is written."""
-    from codreamer.graph.schema import check_seed_nodes
-    from codreamer.loop.scenarios import plan_scenarios
 
     spec = RunSpec.resolve(given, settings)
     train, held_out = plan_scenarios(scenarios, samples, own_graph)

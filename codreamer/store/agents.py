@@ -15,7 +15,10 @@ per version, written once and never changed.
 A version directory is assembled under a temporary name and renamed into place, so
 a reader sees a whole version or none. The lock is a file naming its run: a second
 run is refused while the first is queued or running; once that run has ended (or its
-process died and it was marked interrupted) the lock is stale and is taken over.
+process died and it was marked interrupted) the lock is stale and is taken over. A run
+being resumed takes the lock again before its status turns live (the lock says so, and
+holds meanwhile), and only if the agent has not moved on from the version it started
+from: a resume never forks an agent.
 """
 
 from __future__ import annotations
@@ -33,11 +36,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from codreamer.errors import AgentBusyError, InvalidAgentNameError, JobNotFoundError, quote
+from codreamer.errors import (
+    AgentBusyError,
+    AgentMovedOnError,
+    InvalidAgentNameError,
+    JobNotFoundError,
+    quote,
+)
 from codreamer.models import utc_now_iso
 from codreamer.store.files import atomic_write_json, iter_jsonl, read_json
 from codreamer.store.meta import read_meta
-from codreamer.store.paths import RunPaths
+from codreamer.store.paths import InDir, RunPaths
 from codreamer.store.status import LIVE_STATUSES
 
 AGENT_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
@@ -60,25 +69,11 @@ class VersionPaths:
     def __init__(self, directory: Path) -> None:
         self.dir = directory
 
-    @property
-    def manifest(self) -> Path:
-        return self.dir / "version.json"
-
-    @property
-    def policy(self) -> Path:
-        return self.dir / "policy.json"
-
-    @property
-    def node_scores(self) -> Path:
-        return self.dir / "node_scores.json"
-
-    @property
-    def graph(self) -> Path:
-        return self.dir / "graph.json"
-
-    @property
-    def judge_total(self) -> Path:
-        return self.dir / "judge_total.json"
+    manifest = InDir("version.json")
+    policy = InDir("policy.json")
+    node_scores = InDir("node_scores.json")
+    graph = InDir("graph.json")
+    judge_total = InDir("judge_total.json")
 
 
 class AgentPaths:
@@ -88,21 +83,10 @@ class AgentPaths:
         self.name = check_agent_name(name)
         self.dir = Path(results_dir) / "agents" / name
 
-    @property
-    def lock(self) -> Path:
-        return self.dir / "lock.json"
-
-    @property
-    def _guard(self) -> Path:
-        return self.dir / ".lock.guard"
-
-    @property
-    def emails(self) -> Path:
-        return self.dir / "emails.jsonl"
-
-    @property
-    def jobs(self) -> Path:
-        return self.dir / "jobs"
+    lock = InDir("lock.json")
+    _guard = InDir(".lock.guard")
+    emails = InDir("emails.jsonl")
+    jobs = InDir("jobs")
 
     def version(self, k: int) -> VersionPaths:
         return VersionPaths(self.dir / f"v{k}")
@@ -209,13 +193,15 @@ def lock_holder(agent: AgentPaths, runs_dir: Path) -> str | None:
     except (OSError, ValueError):
         return None
     run_id = str(lock.get("run_id", ""))
+    # Being created (no meta.json yet) or resumed (not yet queued again): held a while.
+    recent = time.time() - float(lock.get("acquired", 0.0)) < CREATING_GRACE_S
     try:
         status = read_meta(RunPaths.for_run(runs_dir, run_id)).status
     except (OSError, ValueError):
-        # No meta.json yet: the run is being created right now (or never was).
-        age = time.time() - float(lock.get("acquired", 0.0))
-        return run_id if age < CREATING_GRACE_S else None
-    return run_id if status in LIVE_STATUSES else None
+        return run_id if recent else None
+    if status in LIVE_STATUSES or (recent and lock.get("resuming")):
+        return run_id
+    return None
 
 
 def acquire(agent: AgentPaths, run_id: str, runs_dir: Path) -> None:
@@ -226,6 +212,25 @@ def acquire(agent: AgentPaths, run_id: str, runs_dir: Path) -> None:
             raise AgentBusyError(agent.name, holder)
         atomic_write_json(
             agent.lock, {"run_id": run_id, "acquired": time.time(), "at": utc_now_iso()}
+        )
+
+
+def take_for_resume(
+    agent: AgentPaths, run_id: str, runs_dir: Path, started_from: int | None
+) -> None:
+    """Take the agent again for a run about to be resumed. AgentBusyError when another
+    run holds it; AgentMovedOnError when a version was recorded since the run started
+    from `started_from` (unless the run recorded it itself: a resume records once)."""
+    with _guarded(agent):
+        holder = lock_holder(agent, runs_dir)
+        if holder is not None and holder != run_id:
+            raise AgentBusyError(agent.name, holder)
+        latest = agent.latest()
+        if latest is not None and latest != started_from and version_made_by(agent, run_id) is None:
+            raise AgentMovedOnError(agent.name, run_id, started_from, latest)
+        atomic_write_json(
+            agent.lock,
+            {"run_id": run_id, "acquired": time.time(), "at": utc_now_iso(), "resuming": True},
         )
 
 

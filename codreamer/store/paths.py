@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, Protocol, overload
 
 from codreamer.errors import InvalidRunIdError, quote
 
@@ -30,6 +32,45 @@ def check_run_id(run_id: str) -> str:
     return run_id
 
 
+class _HasDir(Protocol):
+    dir: Path
+
+
+class InDir:
+    """A path in a paths object's directory, read as an attribute: `meta =
+    InDir("meta.json")` makes `paths.meta` the path `paths.dir / "meta.json"`."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, obj: None, owner: type[Any]) -> InDir: ...
+    @overload
+    def __get__(self, obj: _HasDir, owner: type[Any]) -> Path: ...
+    def __get__(self, obj: _HasDir | None, owner: type[Any]) -> InDir | Path:
+        return self if obj is None else obj.dir / self.name
+
+
+class IterationFile:
+    """A file each iteration writes: `email = IterationFile("email.json")` makes
+    `paths.email(k)` the path `paths.dir / f"iter{k}_email.json"`."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, obj: None, owner: type[Any]) -> IterationFile: ...
+    @overload
+    def __get__(self, obj: _HasDir, owner: type[Any]) -> Callable[[int], Path]: ...
+    def __get__(
+        self, obj: _HasDir | None, owner: type[Any]
+    ) -> IterationFile | Callable[[int], Path]:
+        if obj is None:
+            return self
+        directory, name = obj.dir, self.name
+        return lambda k: directory / f"iter{k}_{name}"
+
+
 class RunPaths:
     """Every file of one run directory (DESIGN §5), computed here and nowhere else."""
 
@@ -44,67 +85,29 @@ class RunPaths:
     def run_id(self) -> str:
         return self.dir.name
 
-    @property
-    def meta(self) -> Path:
-        return self.dir / "meta.json"
+    meta = InDir("meta.json")
+    graph = InDir("graph.json")
+    events = InDir("events.jsonl")
+    webhooks = InDir("webhooks.jsonl")
+    final_email = InDir("final_email.json")
+    eval_report = InDir("eval_report.json")
+    # Present while a cancel is pending: the run stops at its next step boundary.
+    cancel_request = InDir("cancel")
+    # flock-ed by the process executing the run; a free lock means no live process.
+    lock = InDir("run.lock")
 
-    @property
-    def graph(self) -> Path:
-        return self.dir / "graph.json"
-
-    @property
-    def events(self) -> Path:
-        return self.dir / "events.jsonl"
-
-    @property
-    def webhooks(self) -> Path:
-        return self.dir / "webhooks.jsonl"
+    step1_groups = IterationFile("step1_groups.jsonl")
+    step2_groups = IterationFile("step2_groups.jsonl")
+    rewards_metrics = IterationFile("rewards_metrics.json")
+    rewards_per_traj = IterationFile("rewards_per_traj.jsonl")
+    node_scores = IterationFile("node_scores.json")
+    email = IterationFile("email.json")
+    policy = IterationFile("policy.json")
+    # An LLM policy's prompt version after iteration k (k = 0: the starting one).
+    prompt = IterationFile("prompt.json")
 
     def webhook_claim(self, webhook_id: str) -> Path:
         """Exists (and is flock-ed) only while a sender attempts that event."""
         if not _CLAIM_ID_RE.fullmatch(webhook_id):
             raise ValueError(f"not a webhook id: {webhook_id!r}")
         return self.dir / f".webhook-claim-{webhook_id}"
-
-    @property
-    def final_email(self) -> Path:
-        return self.dir / "final_email.json"
-
-    @property
-    def cancel_request(self) -> Path:
-        """Present while a cancel is pending: the run stops at its next step boundary."""
-        return self.dir / "cancel"
-
-    @property
-    def lock(self) -> Path:
-        """flock-ed by the process executing the run; a free lock means no live process."""
-        return self.dir / "run.lock"
-
-    @property
-    def eval_report(self) -> Path:
-        return self.dir / "eval_report.json"
-
-    def step1_groups(self, k: int) -> Path:
-        return self.dir / f"iter{k}_step1_groups.jsonl"
-
-    def step2_groups(self, k: int) -> Path:
-        return self.dir / f"iter{k}_step2_groups.jsonl"
-
-    def rewards_metrics(self, k: int) -> Path:
-        return self.dir / f"iter{k}_rewards_metrics.json"
-
-    def rewards_per_traj(self, k: int) -> Path:
-        return self.dir / f"iter{k}_rewards_per_traj.jsonl"
-
-    def node_scores(self, k: int) -> Path:
-        return self.dir / f"iter{k}_node_scores.json"
-
-    def email(self, k: int) -> Path:
-        return self.dir / f"iter{k}_email.json"
-
-    def policy(self, k: int) -> Path:
-        return self.dir / f"iter{k}_policy.json"
-
-    def prompt(self, k: int) -> Path:
-        """An LLM policy's prompt version after iteration k (k = 0: the starting one)."""
-        return self.dir / f"iter{k}_prompt.json"

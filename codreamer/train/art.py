@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from codreamer.agent.policies.art_policy import ArtPolicy
 from codreamer.errors import LLMError, PolicyError
 from codreamer.llm.aio import run_sync
 from codreamer.tracing import op
@@ -28,8 +29,6 @@ class ArtTrainer:
 
     @op("codreamer.art.train_step")
     def step(self, policy: Any, judged_groups: list[list[Trajectory]]) -> dict[str, float]:
-        from codreamer.agent.policies.art_policy import ArtPolicy
-
         if not isinstance(policy, ArtPolicy):
             raise TypeError(f"the art trainer trains the art policy, not {policy.name!r}")
         art_groups = to_art_groups([g for g in judged_groups if g])

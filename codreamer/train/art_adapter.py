@@ -28,6 +28,7 @@ import json
 from typing import Any
 
 from codreamer.agent.policies.openai_policy import LLMDecision
+from codreamer.agent.tools import TOOL_SCHEMAS
 from codreamer.agent.trajectory import Trajectory, TrajectoryMeta
 from codreamer.llm.art_loader import load_art
 from codreamer.models import FinalEmail, Judgement
@@ -89,6 +90,7 @@ def _aligned_decisions(traj: Trajectory) -> list[LLMDecision] | None:
 
 def to_art_trajectory(traj: Trajectory) -> Any:
     art = load_art()
+    # Deferred: openai comes with the optional `art` extra.
     from openai.types.chat.chat_completion import Choice
 
     decisions = _aligned_decisions(traj)
@@ -143,8 +145,6 @@ def to_art_trajectory(traj: Trajectory) -> Any:
 
 
 def _tools() -> list[dict[str, Any]]:
-    from codreamer.agent.tools import TOOL_SCHEMAS
-
     return json.loads(json.dumps(TOOL_SCHEMAS))  # a copy ART may keep
 
 

@@ -80,18 +80,21 @@ def make_trainer(
 
 
 def grpo_trainer(policy: Policy, settings: Settings, grpo: GRPOConfig | None) -> Trainer:
+    # Deferred: only the chosen trainer loads.
     from codreamer.train.grpo import GRPOTrainer
 
     return GRPOTrainer(policy, grpo)
 
 
 def art_trainer(policy: Policy, settings: Settings, grpo: GRPOConfig | None) -> Trainer:
+    # Deferred: ART is the optional `art` extra, loaded only when chosen.
     from codreamer.train.art import ArtTrainer
 
     return ArtTrainer(settings.art_learning_rate)
 
 
 def prompt_trainer(policy: Policy, settings: Settings, grpo: GRPOConfig | None) -> Trainer:
+    # Deferred: only the chosen trainer loads.
     from codreamer.train.prompt import PromptTrainer
 
     return PromptTrainer.from_settings(settings)

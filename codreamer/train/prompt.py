@@ -20,6 +20,7 @@ orders, so a resumed run proposes what an uninterrupted one would.
 
 from __future__ import annotations
 
+import json
 import re
 import statistics
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ from codreamer.agent.policies.prompt import (
     text_hash,
 )
 from codreamer.errors import LLMError
+from codreamer.models import Prospect, Scenario
 
 if TYPE_CHECKING:
     from codreamer.agent.trajectory import Trajectory
@@ -148,7 +150,7 @@ class PromptTrainer:
         max_suggestions: int = 2,
         client: ChatClient | None = None,
         model: str | None = None,
-        max_tokens: int = 400,
+        max_tokens: int | None = 400,  # None: the client's
     ) -> None:
         self.n_exemplars = exemplars
         self.threshold = threshold
@@ -162,6 +164,7 @@ class PromptTrainer:
     def from_settings(cls, settings: Settings) -> PromptTrainer:
         client = None
         if settings.prompt_llm_suggestions:
+            # Deferred: the HTTP client (httpx) only when LLM suggestions are on.
             from codreamer.llm.client import ChatClient
 
             client = ChatClient.from_settings(settings)
@@ -169,7 +172,7 @@ class PromptTrainer:
             exemplars=settings.prompt_exemplars,
             client=client,
             model=settings.openai_model,
-            max_tokens=min(400, settings.llm_max_tokens),
+            max_tokens=settings.llm_max_tokens,
         )
 
     # -- the Trainer protocol ----------------------------------------------------
@@ -275,7 +278,8 @@ class PromptTrainer:
                 model=self.model or "default",
                 temperature=0.0,
                 seed=self.iteration,
-                max_tokens=self.max_tokens,
+                # A suggestion is one instruction: 400 tokens at most.
+                max_tokens=min(400, self.max_tokens or self.client.max_tokens),
             )
         except LLMError:
             return None
@@ -361,9 +365,6 @@ def _exemplar(t: Trajectory, scenarios: dict[str, Scenario | None], iteration: i
 
 def _scenario_of(t: Trajectory) -> Scenario | None:
     """The scenario a trajectory was written for, from its user message."""
-    import json
-
-    from codreamer.models import Prospect, Scenario
 
     for m in t.messages:
         if m.get("role") != "user" or not isinstance(m.get("content"), str):

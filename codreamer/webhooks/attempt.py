@@ -42,6 +42,7 @@ class AttemptOutcome:
 def post_once(
     client: httpx.Client, url: str, webhook_id: str, stage: str, body: str, signer: Any | None
 ) -> AttemptOutcome:
+    # Deferred, both: httpx is slow to import; it loads where a webhook is posted.
     import httpx
 
     t0, started = time.monotonic(), now_iso()
@@ -62,7 +63,7 @@ def post_once(
 
 
 def make_client(timeout_s: float) -> httpx.Client:
-    import httpx
+    import httpx  # deferred: see post_once
 
     # A hung receiver costs at most timeout_s per attempt, never the run's time.
     return httpx.Client(timeout=httpx.Timeout(timeout_s), follow_redirects=False)

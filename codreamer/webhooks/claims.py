@@ -16,7 +16,7 @@ A claim dies with its holder, so a crash never strands an event:
 - `FileClaims` (local mode): an `flock` on a small per-event claim file in the run
   directory; the kernel drops it when the holder dies, however it dies. The file is
   removed on release (so a run directory holds none at rest).
-- `RedisEventClaims` (celery mode, codreamer.runs.redis_leases): `flock` does not
+- `RedisEventClaims` (celery mode, codreamer.runs.celery.leases): `flock` does not
   hold across machines on network file systems, so a Redis key with a time-to-live
   longer than one attempt.
 

@@ -12,7 +12,7 @@ Two shapes, one code path:
 Each event is attempted on its own thread of a small pool: a receiver that
 hangs or fails one event never holds back another. Or, given `submit` (celery
 mode), the dispatcher sends nothing itself: it hands each due event to `submit`,
-which enqueues a delivery task (codreamer.runs.webhook_tasks); the task makes the
+which enqueues a delivery task (codreamer.runs.celery.webhook_tasks); the task makes the
 attempt through the same claim on a worker. Every attempt goes through a
 per-event claim (claims.py), so however many dispatchers (and redeliveries) work
 the same outbox at once, each event is sent by one of them at a time and never
@@ -35,7 +35,7 @@ from codreamer.models import WebhookPayload
 from codreamer.store.paths import RUN_ID_RE, RunPaths
 from codreamer.webhooks.attempt import AttemptOutcome, make_client, post_once
 from codreamer.webhooks.claims import EventClaims, FileClaims
-from codreamer.webhooks.envelope import make_signer
+from codreamer.webhooks.envelope import make_signer, webhook_id_for
 from codreamer.webhooks.outbox import Outbox, OutboxEvent, read_outbox
 from codreamer.webhooks.sender import EmitFn, Step, announce, emit_when_not_live, send_if_due
 
@@ -294,8 +294,6 @@ class RunDispatcher(Dispatcher):
         webhooks redeliver --url` can send it later."""
         wid = self.outbox.enqueue(payload, known=self._known)
         if wid is None:
-            from codreamer.webhooks.envelope import webhook_id_for
-
             return webhook_id_for(payload)
         self._known.add(wid)
         if not self.url:

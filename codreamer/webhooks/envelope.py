@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from standardwebhooks.webhooks import Webhook
+
 from codreamer.models import WebhookPayload
 
 
@@ -27,7 +29,6 @@ def make_signer(secret: str | None) -> Any | None:
     any other string is taken as raw bytes, the convention the dashboard verifies with."""
     if not secret:
         return None
-    from standardwebhooks.webhooks import Webhook
 
     if secret.startswith("whsec_"):
         return Webhook(secret)

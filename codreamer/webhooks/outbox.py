@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -128,8 +129,6 @@ def summarize(events: dict[str, OutboxEvent]) -> dict[str, Any]:
 
 
 def _iso(ts: float) -> str:
-    from datetime import UTC, datetime
-
     return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 

@@ -1,5 +1,5 @@
 """One attempt at one event by whichever sender holds it: a dispatcher's pool thread
-(local mode) or a delivery task on a worker (celery mode, codreamer.runs.webhook_tasks).
+(local mode) or a delivery task on a worker (celery mode, codreamer.runs.celery.webhook_tasks).
 
 It goes through `attempt_claimed` (claims.py) like every other sender:
 

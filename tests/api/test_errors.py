@@ -88,3 +88,24 @@ def test_several_held_out_prospects_say_what_to_do(tmp_path: Path) -> None:
     [p] = _problems(_client(tmp_path), body)
     assert "nothing to train on" in p["message"] and "alone" in p["message"]
     assert "nothing to train on" not in p["where"]
+
+
+def test_a_scenario_id_typo_gets_did_you_mean(tmp_path: Path) -> None:
+    [p] = _problems(_client(tmp_path), b'{"scenario":"polar-pharma-compliace"}')
+    assert p["message"].startswith(
+        "unknown scenario id 'polar-pharma-compliace'; did you mean 'polar-pharma-compliance'?"
+    )
+    assert "Known ids: northfield-dairy-ops" in p["message"]
+
+
+def test_several_scenarios_sent_as_scenario_point_to_scenarios(tmp_path: Path) -> None:
+    body = b'{"scenario":["polar-pharma-compliance","northfield-dairy-ops"]}'
+    [p] = _problems(_client(tmp_path), body)  # one problem, not one per union branch
+    assert p["where"] == "body.scenario"
+    assert "did you mean `scenarios`?" in p["message"]
+
+
+def test_a_value_that_fits_no_branch_is_one_problem(tmp_path: Path) -> None:
+    [p] = _problems(_client(tmp_path), b'{"scenario":42}')
+    assert p["where"] == "body.scenario"
+    assert p["message"].startswith("Input should be a valid string, or "), p["message"]

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import httpx
 
+from codreamer.webhooks.outbox import read_outbox, summarize
 from tests.support.api import weave_request
 from tests.support.cluster import CELERY_E2E, RedisServer, Worker, cluster_env, replica
 from tests.support.event_gate import EventGate
@@ -36,25 +37,14 @@ SCHEDULE = ",".join(["0", "1", "1"] + ["2"] * 90)
 SMALL = {"iterations": 2, "depth": 3, "group_size": 4}
 # Long enough to be killed in the middle of an iteration.
 LONG = {"iterations": 4, "depth": 4, "group_size": 96, "seed": 7}
-TERMINAL = {"succeeded", "failed", "cancelled", "interrupted"}
+# The last event a run writes, however it ends.
+ENDED_EVENTS = {"run_finished", "run_failed", "run_cancelled"}
 
 
 def _status(url: str, run_id: str) -> dict:
     r = httpx.get(f"{url}/runs/{run_id}", timeout=10)
     assert r.status_code == 200, r.text
     return r.json()
-
-
-def _wait(url: str, run_ids: list[str], timeout: float) -> dict[str, dict]:
-    deadline = time.monotonic() + timeout
-    while True:
-        got = {rid: _status(url, rid) for rid in run_ids}
-        if all(s["status"] in TERMINAL for s in got.values()):
-            return got
-        if time.monotonic() > deadline:
-            left = {rid: s["status"] for rid, s in got.items() if s["status"] not in TERMINAL}
-            raise AssertionError(f"runs not finished after {timeout}s: {left}")
-        time.sleep(0.5)
 
 
 def test_two_replicas_two_workers_survive_kills_and_a_receiver_outage(tmp_path: Path) -> None:
@@ -113,12 +103,21 @@ def test_two_replicas_two_workers_survive_kills_and_a_receiver_outage(tmp_path: 
         assert held.run_id == long_a
         victim = next(w for w in workers if w.owns(held.pid))
         survivor = next(w for w in workers if w is not victim)
+        # From now on each run shows its last event at the gate: that is how the test
+        # knows every run has ended (no polling of their statuses).
+        gate.hold(lambda _run, e: e["type"] in ENDED_EVENTS)
         victim.kill()
-        gate.release_all()
+        gate.release_waiting()
         r2.kill()  # a replica dies too: no run may notice
 
         every = [long_a, long_b, *small]
-        final = _wait(r1.url, every, timeout=240)
+        ended: list[str] = []
+        while len(ended) < len(every):
+            last = gate.next_held(timeout=240)
+            ended.append(last.run_id)
+            last.release()
+        assert sorted(ended) == sorted(every)  # each run ended once
+        final = {rid: _status(r1.url, rid) for rid in every}
         assert {s["status"] for s in final.values()} == {"succeeded"}, final
 
         # long_a was resumed from its files by the other worker and ends as long_b did.
@@ -147,9 +146,6 @@ def test_two_replicas_two_workers_survive_kills_and_a_receiver_outage(tmp_path: 
         expected = 2 * (LONG["iterations"] + 2) + 10 * (SMALL["iterations"] + 2)
         assert time.monotonic() - t_down < DOWN_S + 120
         rx.wait_for(expected, timeout=DOWN_S + 120)
-        for rid in every:
-            hooks = _status(r1.url, rid)["webhooks"]
-            assert hooks["pending"] == 0 and hooks["failed"] == 0, (rid, hooks)
         # Every sender stops, then the receiver answers what is still on its way: a
         # duplicate, if there were one, is in the count.
         for server in replicas:
@@ -159,6 +155,12 @@ def test_two_replicas_two_workers_survive_kills_and_a_receiver_outage(tmp_path: 
         rx.settle()
         ids = rx.ok_ids()
         assert len(ids) == expected and len(set(ids)) == expected
+        # Only now is every outbox final. The receiver records a request before it
+        # answers, and the sender writes `delivered` after reading that answer, so an
+        # outbox read as soon as the last request arrived can still say pending.
+        for rid in every:
+            hooks = summarize(read_outbox(r1.run_dir(rid) / "webhooks.jsonl"))
+            assert hooks["pending"] == 0 and hooks["failed"] == 0, (rid, hooks)
     finally:
         gate.close()
         for r in replicas:

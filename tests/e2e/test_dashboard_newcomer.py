@@ -23,6 +23,7 @@ from tests.support.dashboard import (
     DESKTOP,
     click_generate,
     dashboard_with_api,
+    resize,
     screens,
     webhooks_to,
 )
@@ -158,7 +159,7 @@ def test_a_run_interrupted_by_a_restart_of_both_servers_can_be_resumed(
             # The past runs list names it, with its status.
             item = tab.locator(f"#run-list button[data-run-id='{run_id}']")
             assert "interrupted" in item.inner_text()
-            screens(tab, "restarted-interrupted", settle_ms=400)
+            screens(tab, "restarted-interrupted")
 
             tab.click("#resume-run")
             tab.wait_for_selector(f"#run-status:has-text('{run_id} · succeeded')", timeout=180_000)
@@ -169,7 +170,7 @@ def test_a_run_interrupted_by_a_restart_of_both_servers_can_be_resumed(
                 ".reward-table tbody th", "hs => hs.map(h => Number(h.textContent))"
             )
             assert rows == list(range(rows[0], 21)) and rows[0] <= 1, rows
-            screens(tab, "resumed", settle_ms=400)
+            screens(tab, "resumed")
     finally:
         api.stop()
 
@@ -274,8 +275,7 @@ def test_the_graph_reads_on_a_phone_from_the_moment_a_run_starts(
     screens(tab, "dreaming-with-graph", expect_nodes=16)
 
     for width, height in ((390, 844), (1280, 900)):
-        tab.set_viewport_size({"width": width, "height": height})
-        tab.wait_for_timeout(400)  # the page re-lays out 150 ms after a resize
+        resize(tab, width, height)
         labels = tab.eval_on_selector_all(
             "svg.graph-svg g.node",
             "gs => gs.map(g => [...g.querySelectorAll('text.node-label')]"
@@ -287,8 +287,7 @@ def test_the_graph_reads_on_a_phone_from_the_moment_a_run_starts(
             hits = tab.evaluate(_EDGES_THROUGH_NODES_JS)
             assert not hits, f"edges behind nodes at 390px: {hits}"
     # A tap shows the node's full name and its text.
-    tab.set_viewport_size({"width": 390, "height": 844})
-    tab.wait_for_timeout(400)
+    resize(tab, 390, 844)
     target = next(n for n in nodes if n.get("content"))
     tab.locator(f"svg.graph-svg g.node[data-node-id='{target['id']}']").click()
     detail = tab.locator("#node-detail")

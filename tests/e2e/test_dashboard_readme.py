@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from tests.support.browser import launch_browser
-from tests.support.dashboard import PHONE, check_layout, click_generate
+from tests.support.dashboard import PHONE, check_layout, click_generate, resize
 from tests.support.paths import REPO
 from tests.support.server import ServerProcess, free_port, uvicorn_ready
 
@@ -151,9 +151,8 @@ def test_readme_dashboard_section(browser: Any, tmp_path: Path) -> None:
         page.fill("#p-goal", scenario["goal"])
         generate_and_wait(page)
         assert scenario["prospect"]["name"].split()[0] in page.locator("#email-body").inner_text()
-        page.set_viewport_size({"width": PHONE[0], "height": PHONE[1]})
+        resize(page, *PHONE)
         page.wait_for_selector("svg.graph-svg g.node >> nth=15")
-        page.wait_for_timeout(500)
         check_layout(page, expect_nodes=16)
 
         # 5. A protected backend: sign in once, then one click.

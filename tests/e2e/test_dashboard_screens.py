@@ -27,6 +27,7 @@ from tests.support.dashboard import (
     click_generate,
     payload,
     post_webhook,
+    resize,
     screens,
     webhooks_to,
 )
@@ -178,8 +179,7 @@ def test_mock_dreaming_and_mid_run(tab: Any) -> None:
 
 def assert_axis_readable(tab: Any) -> None:
     for width in (390, 1280):
-        tab.set_viewport_size({"width": width, "height": 900})
-        tab.wait_for_timeout(400)
+        resize(tab, width, 900)
         boxes = tab.evaluate("""() => [...document.querySelectorAll('#chart-view .x-tick')]
             .map(t => { const r = t.getBoundingClientRect(); return [r.left, r.right]; })""")
         assert len(boxes) >= 3

@@ -42,23 +42,6 @@ LAYERS: list[set[str]] = [
 RANK = {name: i for i, layer in enumerate(LAYERS) for name in layer}
 
 
-def _runs(*names: str) -> frozenset[str]:
-    return frozenset(f"codreamer.runs.{n}" for n in names)
-
-
-# Module cycles inside a package that predate the cycle check, each owned by another
-# piece of work; the test fails on any new one, and on any of these that is gone.
-KNOWN_CYCLES: set[frozenset[str]] = {
-    # runs/: the Celery app and the modules it wires (split into runs/local/ and
-    # runs/celery/ by the executor work, DESIGN §10).
-    _runs("celery_app", "webhook_tasks"),
-    _runs("celery_app", "cluster"),
-    _runs("celery_app", "cluster", "webhook_tasks"),
-    _runs("celery_app", "execute"),
-    _runs("celery_app", "execute", "process"),
-}
-
-
 def _top(module: str) -> str | None:
     parts = module.split(".")
     if parts[0] != "codreamer" or len(parts) < 2:
@@ -171,11 +154,8 @@ def _cycles_within_packages(graph: dict[str, set[str]]) -> set[frozenset[str]]:
 
 
 def test_no_package_has_an_internal_cycle() -> None:
-    cycles = _cycles_within_packages(_module_graph())
-    new = sorted(sorted(c) for c in cycles - KNOWN_CYCLES)
-    assert not new, f"import cycles inside a package: {new}"
-    gone = sorted(sorted(c) for c in KNOWN_CYCLES - cycles)
-    assert not gone, f"fixed, drop from KNOWN_CYCLES: {gone}"
+    cycles = sorted(sorted(c) for c in _cycles_within_packages(_module_graph()))
+    assert not cycles, f"import cycles inside a package: {cycles}"
 
 
 def test_the_cycle_check_sees_a_cycle() -> None:

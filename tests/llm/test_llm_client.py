@@ -111,3 +111,34 @@ def test_the_timeout_grows_with_the_prompt_and_the_reply_allowed() -> None:
     assert 10 + 0.5 * 16 < short < 10 + 0.5 * 40
     assert long - short == pytest.approx(0.5 * 40_000 / 4, rel=0.01)
     assert ChatClient("http://127.0.0.1:9/v1", timeout_s=10).timeout_for({"max_tokens": 99}) == 10
+
+
+def _llama_models(n_params: int) -> dict:
+    """What llama.cpp's server answers to GET /v1/models (trimmed)."""
+    meta = {"n_params": n_params, "n_ctx_train": 8192}
+    return {"object": "list", "data": [{"id": "local", "owned_by": "llamacpp", "meta": meta}]}
+
+
+@pytest.mark.parametrize(
+    ("models", "expected"),
+    [
+        (_llama_models(134_515_008), 192),  # SmolLM2-135M, as `codreamer llm serve` serves it
+        (_llama_models(7_000_000_000), 1024),  # a 7B model writes whole emails
+        ({"object": "list", "data": [{"id": "gpt-4o-mini"}]}, 1024),  # hosted: no meta
+        (None, 1024),  # no /models at all
+    ],
+)
+def test_an_unset_reply_cap_follows_the_served_model(models, expected):
+    with OpenAIServer(brain=lambda body: text("hi"), models=models) as srv:
+        c = client(srv, max_tokens=None)
+        c.chat(MSGS, model="m")
+        c.chat(MSGS, model="m", max_tokens=33)  # a caller's own cap wins
+        c.chat(MSGS, model="m")
+        assert [r["max_tokens"] for r in srv.requests] == [expected, 33, expected]
+        assert srv.models_asked == 1  # asked once, then remembered
+
+
+def test_a_configured_reply_cap_never_asks_the_server():
+    with OpenAIServer(brain=lambda body: text("hi"), models=_llama_models(1)) as srv:
+        client(srv, max_tokens=300).chat(MSGS, model="m")
+        assert srv.requests[0]["max_tokens"] == 300 and srv.models_asked == 0

@@ -30,6 +30,7 @@ from codreamer.agent.trajectory import TrajectoryMeta
 from codreamer.graph.scores import NodeScores
 from codreamer.llm.client import ChatClient
 from codreamer.llm.local import bundled_model
+from codreamer.llm.reply_cap import SMALL_MODEL_MAX_TOKENS
 from codreamer.preflight import installed
 from codreamer.store.files import read_jsonl
 from tests.support.cli import codreamer_bin, run_cli
@@ -143,6 +144,9 @@ def test_the_real_server_refuses_what_runs_used_to_send_and_takes_what_they_send
     # 3. max_tokens is honoured: a reply never runs past it.
     r = post(llm_url, base, max_tokens=7)
     assert r.status_code == 200 and r.json()["usage"]["completion_tokens"] <= 7
+    # 4. A client told no cap asks the server what it serves: the bundled 135M model
+    # gets the small model's cap, so `llm serve` needs no CODREAMER_LLM_MAX_TOKENS.
+    assert ChatClient(llm_url, "local", max_tokens=None).max_tokens == SMALL_MODEL_MAX_TOKENS
 
 
 def test_openai_policy_rollouts_finish_on_the_real_model(llm_url, store, scenario):

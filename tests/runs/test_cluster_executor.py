@@ -18,9 +18,17 @@ from codreamer.errors import QueueFullError, RunStateError
 from codreamer.graph.store import GraphStore
 from codreamer.loop.run_files import create_run
 from codreamer.models import Prospect, Scenario
-from codreamer.runs.celery_app import LIVE_SET, cancel_key
-from codreamer.runs.cluster import CeleryExecutor, ClusterServices
-from codreamer.runs.redis_leases import Lease, RedisEventClaims, run_lease_key
+from codreamer.runs.celery.app import make_celery
+from codreamer.runs.celery.executor import CeleryExecutor
+from codreamer.runs.celery.keys import (
+    DELIVER_TASK,
+    LIVE_SET,
+    RUN_TASK,
+    cancel_key,
+    run_lease_key,
+)
+from codreamer.runs.celery.leases import Lease, RedisEventClaims
+from codreamer.runs.celery.services import ClusterServices
 from codreamer.runs.spec import RunSpec
 from codreamer.store.files import read_jsonl
 from codreamer.store.meta import read_meta, update_meta
@@ -174,3 +182,16 @@ def test_worker_needs_a_broker(tmp_path: Path) -> None:
         timeout=60,
     )
     assert done.returncode == 2 and "CODREAMER_BROKER_URL" in done.stderr
+
+
+def test_each_app_registers_its_own_tasks(tmp_path: Path, redis_server: RedisServer) -> None:
+    """Both tasks register on the app they were made with (each closing over that
+    app's settings), never on another app of the same process."""
+    first = make_celery(_settings(tmp_path / "a", redis_server))
+    second = make_celery(_settings(tmp_path / "b", redis_server, celery_queue="other"))
+    first.finalize()
+    second.finalize()
+    assert {RUN_TASK, DELIVER_TASK} <= set(first.tasks)
+    assert {RUN_TASK, DELIVER_TASK} <= set(second.tasks)
+    assert first.tasks[RUN_TASK] is not second.tasks[RUN_TASK]
+    assert second.conf.task_default_queue == "other"

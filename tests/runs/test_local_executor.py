@@ -16,12 +16,13 @@ from codreamer.graph.store import GraphStore
 from codreamer.loop.config import LoopConfig
 from codreamer.loop.run_files import create_run
 from codreamer.models import Prospect, Scenario
-from codreamer.runs.local import RunManager
-from codreamer.runs.process import is_run_alive, run_lock
+from codreamer.runs.local.executor import LocalExecutor
+from codreamer.runs.local.process import is_run_alive, run_lock
 from codreamer.runs.spec import RunSpec
 from codreamer.store.meta import read_meta, update_meta
 from codreamer.store.paths import RunPaths, new_run_id
 from codreamer.train.config import GRPOConfig
+from tests.support.event_gate import EventGate
 from tests.support.paths import REPO
 
 # Beside the checkout, or one level further up from a worktree (see tests/conftest.py).
@@ -65,7 +66,7 @@ def test_recovery_marks_only_runs_without_a_live_process(tmp_path: Path) -> None
     try:
         assert ready.wait(30)
         assert is_run_alive(alive) and not is_run_alive(dead_running)
-        manager = RunManager(settings)
+        manager = LocalExecutor(settings)
         marked = manager.start()
         assert sorted(marked) == sorted([dead_running.run_id, dead_queued.run_id])
         assert read_meta(dead_running).status == "interrupted"
@@ -87,7 +88,7 @@ def test_recovery_marks_only_runs_without_a_live_process(tmp_path: Path) -> None
 
 def test_queue_limits_cancel_and_resume(tmp_path: Path) -> None:
     settings = _settings(tmp_path, max_concurrent_runs=1, max_queued_runs=1)
-    manager = RunManager(settings)  # not started: nothing leaves the queue
+    manager = LocalExecutor(settings)  # not started: nothing leaves the queue
     created: list[str] = []
 
     def submit() -> str:
@@ -118,8 +119,11 @@ def test_queue_limits_cancel_and_resume(tmp_path: Path) -> None:
 
 
 def test_a_started_manager_runs_queued_runs_to_the_end(tmp_path: Path) -> None:
-    settings = _settings(tmp_path, max_concurrent_runs=2)
-    manager = RunManager(settings)
+    gate = EventGate()
+    # Every run shows its last event (written after its status) at the gate.
+    gate.hold(lambda _run, e: e["type"] == "run_finished")
+    settings = _settings(tmp_path, max_concurrent_runs=2, test_event_gate=gate.path)
+    manager = LocalExecutor(settings)
     manager.start()
     try:
         ids = []
@@ -131,17 +135,16 @@ def test_a_started_manager_runs_queued_runs_to_the_end(tmp_path: Path) -> None:
                 run_id, lambda p=paths, s=store, k=seed: create_run(p, s, _config(seed=k))
             )
             ids.append(run_id)
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            statuses = [read_meta(manager.paths(r)).status for r in ids]
-            if all(s == "succeeded" for s in statuses):
-                break
-            assert "failed" not in statuses
-            time.sleep(0.1)
-        else:
-            raise AssertionError(statuses)
+        finished = []
+        for _ in ids:
+            held = gate.next_held(timeout=120)
+            finished.append(held.run_id)
+            held.release()
+        assert sorted(finished) == sorted(ids)
+        assert [read_meta(manager.paths(r)).status for r in ids] == ["succeeded"] * 3
     finally:
         manager.shutdown()
+        gate.close()
 
 
 def test_request_bounds_are_the_run_spec_s() -> None:

@@ -131,21 +131,8 @@ class ApiServer(ServerProcess):
         raise AssertionError(f"run {run_id} still {st['status']} after {timeout}s")
 
     def follow(self, run_id: str, timeout: float = 120.0) -> list[dict[str, Any]]:
-        """Read the run's Server-Sent Events to the stream's end; its events, in order."""
-        deadline = time.monotonic() + timeout
-        events: list[dict[str, Any]] = []
-        url = f"{self.url}/runs/{run_id}/events"
-        # The read timeout bounds a silent stream; the API sends pings while a run is quiet.
-        with httpx.stream("GET", url, timeout=timeout) as r:
-            assert r.status_code == 200, r.read()[:500]
-            name = None
-            for line in r.iter_lines():
-                assert time.monotonic() < deadline, f"run {run_id} still going after {timeout}s"
-                if line.startswith("event:"):
-                    name = line.split(":", 1)[1].strip()
-                elif line.startswith("data:") and name not in ("ping", "end"):
-                    events.append(json.loads(line.split(":", 1)[1]))
-        return events
+        """The run's events, read from its Server-Sent Events stream to the stream's end."""
+        return follow(f"{self.url}/runs/{run_id}/events", timeout)
 
     def run_dir(self, run_id: str) -> Path:
         return self.results / "runs" / run_id
@@ -153,6 +140,32 @@ class ApiServer(ServerProcess):
     def webhook_rows(self, run_id: str) -> list[dict[str, Any]]:
         path = self.run_dir(run_id) / "webhooks.jsonl"
         return [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
+
+
+def follow_stream(url: str, timeout: float = 180.0) -> tuple[list[dict[str, Any]], Any]:
+    """Read a Server-Sent Events stream (a run's, an agent job's) to its `end` event:
+    the events in order, and the end's data. The API pings a quiet stream, so the read
+    timeout only bounds a stalled one; `timeout` bounds the whole."""
+    deadline = time.monotonic() + timeout
+    events: list[dict[str, Any]] = []
+    with httpx.stream("GET", url, timeout=timeout) as r:
+        assert r.status_code == 200, r.read()[:500]
+        name = None
+        for line in r.iter_lines():
+            assert time.monotonic() < deadline, f"{url} still going after {timeout}s"
+            if line.startswith("event:"):
+                name = line.split(":", 1)[1].strip()
+            elif line.startswith("data:") and name != "ping":
+                data = json.loads(line.split(":", 1)[1])
+                if name == "end":
+                    return events, data
+                events.append(data)
+    raise AssertionError(f"{url}: the stream ended without an end event")
+
+
+def follow(url: str, timeout: float = 180.0) -> list[dict[str, Any]]:
+    """The events of a Server-Sent Events stream, read to its `end` event."""
+    return follow_stream(url, timeout)[0]
 
 
 @contextmanager

@@ -93,16 +93,22 @@ def check_layout(page: Any, expect_nodes: int | None = None) -> dict[str, Any]:
     return info
 
 
-def screens(page: Any, name: str, expect_nodes: int | None = None, settle_ms: int = 500) -> None:
+def resize(page: Any, width: int, height: int) -> None:
+    """Resize, then wait until the page has laid itself out again for that size (it
+    re-lays out 150 ms after a resize, then records the size on <html>)."""
+    page.set_viewport_size({"width": width, "height": height})
+    page.wait_for_selector(f"html[data-laid-out='{width}x{height}']", state="attached")
+
+
+def screens(page: Any, name: str, expect_nodes: int | None = None) -> None:
     """At each size: re-layout, check, and save test-artifacts/screen-<name>-<w>x<h>.png."""
     ARTIFACTS.mkdir(exist_ok=True)
     for width, height in SIZES:
-        page.set_viewport_size({"width": width, "height": height})
-        page.wait_for_timeout(settle_ms)  # the page re-lays out 150 ms after a resize
+        resize(page, width, height)
         check_layout(page, expect_nodes)
         path = ARTIFACTS / f"screen-{name}-{width}x{height}.png"
         page.screenshot(path=str(path), full_page=True)
-    page.set_viewport_size({"width": DESKTOP[0], "height": DESKTOP[1]})
+    resize(page, *DESKTOP)
 
 
 def click_generate(page: Any, timeout_s: float = 60) -> str:

@@ -228,11 +228,18 @@ def protocol_error(body: Body, require_max_tokens: bool = True) -> tuple[int, st
 
 class OpenAIServer:
     def __init__(
-        self, brain: Callable[[Body], Reply] = default_brain, *, require_max_tokens: bool = True
+        self,
+        brain: Callable[[Body], Reply] = default_brain,
+        *,
+        require_max_tokens: bool = True,
+        models: dict[str, Any] | None = None,
     ) -> None:
-        """`require_max_tokens=False` for clients this project does not write (LiteLLM)."""
+        """`require_max_tokens=False` for clients this project does not write (LiteLLM).
+        `models`: the answer to GET /v1/models (None: 404, as some servers do)."""
         self.brain = brain
         self.require_max_tokens = require_max_tokens
+        self.models = models
+        self.models_asked = 0
         self.script: deque[Reply] = deque()
         self.requests: list[Body] = []
         self.headers: list[dict[str, str]] = []
@@ -259,6 +266,9 @@ class OpenAIServer:
         return self
 
     def start(self) -> OpenAIServer:
+        # Listening before uvicorn starts: a client may connect at once, and waits in
+        # the listen queue until uvicorn accepts (no polling for `started`).
+        self._sock.listen(128)
         self._thread.start()
         if not self._server.up.wait(10) or not self._server.started:
             raise RuntimeError("test OpenAI server did not start")
@@ -295,6 +305,14 @@ class OpenAIServer:
     def _app(self) -> FastAPI:
         app = FastAPI()
 
+        @app.get("/v1/models")
+        async def models() -> Response:
+            with self._lock:
+                self.models_asked += 1
+            if self.models is None:
+                return JSONResponse({"error": {"message": "no such route"}}, status_code=404)
+            return JSONResponse(self.models)
+
         @app.post("/v1/chat/completions")
         async def chat(request: Request) -> Response:
             body = await request.json()
@@ -312,7 +330,7 @@ class OpenAIServer:
                 self.inflight += 1
                 self.max_inflight = max(self.max_inflight, self.inflight)
             try:
-                if reply.delay_s:
+                if reply.delay_s:  # a slow model: the thing under test (timeouts)
                     await asyncio.sleep(reply.delay_s)
             finally:
                 with self._lock:

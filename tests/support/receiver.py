@@ -80,7 +80,7 @@ class Receiver:
 
     def _serve(self) -> None:
         if self.down_for_s > 0:
-            time.sleep(self.down_for_s)
+            time.sleep(self.down_for_s)  # the outage under test, not a wait for anything
         if self._stopped:
             return
         receiver = self
@@ -99,7 +99,7 @@ class Receiver:
                     with receiver._lock:
                         status = receiver.statuses.pop(0) if receiver.statuses else receiver.default
                 if receiver.hang_s:
-                    time.sleep(receiver.hang_s)
+                    time.sleep(receiver.hang_s)  # a slow receiver: the thing under test
                 with receiver._lock:
                     receiver.received.append(
                         Received(

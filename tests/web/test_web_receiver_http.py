@@ -247,7 +247,7 @@ def test_page_has_csp_and_escapes_webhook_content(
 
 def test_static_assets_served(start_dashboard: Start) -> None:
     dash = start_dashboard()
-    for name in ("app.js", "graph.js", "chart.js", "dom.js", "style.css"):
+    for name in ("app.js", "graph.js", "routes.js", "chart.js", "dom.js", "style.css"):
         r = dash.http.get(f"/static/{name}")
         assert r.status_code == 200, name
         assert "content-security-policy" in r.headers

@@ -21,6 +21,7 @@ const ui = {
   state: null,
   mock: null, // sample data, fetched only when the backend is unreachable
   backendReachable: null,
+  backendChecked: null, // what the last health check found (a run poll sets only the above)
   run: null, // the backend's GET /runs/{id} answer for the followed run
   runUnreachable: false, // the last status poll of that run failed
   runTimer: null,
@@ -199,10 +200,12 @@ export function iterationsDone(run) {
   return rows.reduce((m, r) => (Number.isInteger(r.iteration) ? Math.max(m, r.iteration) : m), 0);
 }
 
-function statusLine(id, status, run, unreachable) {
+// `shown`: the iteration of this run's email on the page. Its webhook comes live and
+// can be a poll ahead of the backend's status: the line never counts fewer than it.
+function statusLine(id, status, run, unreachable, shown) {
   const p = (run && run.progress) || {};
   const parts = [`Run ${id}`, status];
-  if (p.iterations) parts.push(`${iterationsDone(run)} of ${p.iterations} iterations done`);
+  if (p.iterations) parts.push(`${Math.max(iterationsDone(run), shown)} of ${p.iterations} iterations done`);
   if (p.step && status === 'running') parts.push(`now ${STEP_WORDS[p.step] || 'working'}`);
   if (unreachable) parts.push('backend unreachable: status may be out of date');
   return parts.join(' · ');
@@ -215,7 +218,8 @@ function renderRun(v) {
   const run = runFor(id);
   const status = run ? run.status : 'starting';
   const p = (run && run.progress) || {};
-  $('run-status').textContent = statusLine(id, status, run, ui.runUnreachable);
+  const shown = v.latest && v.latest.run_id === id && Number.isInteger(v.latest.iteration) ? v.latest.iteration : 0;
+  $('run-status').textContent = statusLine(id, status, run, ui.runUnreachable, shown);
   let fraction = Number(p.fraction);
   if (!Number.isFinite(fraction) && p.iterations) fraction = (Number(p.iteration) || 0) / p.iterations;
   $('run-progress').value = status === 'succeeded' ? 1 : (Number.isFinite(fraction) ? fraction : 0);
@@ -286,6 +290,9 @@ function render() {
     renderGraph($('graph-view'), shown.latest, graph);
     renderChart($('chart-view'), points);
     renderRewardTable($('reward-table'), points);
+    // The size the graph and chart were last laid out for: tests wait for it after a
+    // resize (the re-layout comes 150 ms later) instead of sleeping.
+    document.documentElement.dataset.laidOut = `${window.innerWidth}x${window.innerHeight}`;
   }
   $('dreaming').hidden = !dreaming;
   setShownEmail(shown.latest, v.mock ? null : runFor(shown.latest ? shown.latest.run_id : null), v.mock);
@@ -308,8 +315,13 @@ function prospectsOf(runId) {
   return listed && Array.isArray(listed.prospects) ? listed.prospects : [];
 }
 
+// A run given no prospect on a graph of its own writes to the backend's neutral reader,
+// whose name is the "there" of "Hello there": say what it is instead.
 function prospectName(p) {
-  return p.name && p.name !== 'there' ? p.name : (p.scenario_id || 'the reader');
+  if (p.scenario_id === 'neutral-reader' || (p.name || '').toLowerCase() === 'there') {
+    return 'neutral reader (no prospect given)';
+  }
+  return p.name || p.scenario_id || 'the reader';
 }
 
 // The email shown, for the prospect chosen: the webhook's is the first prospect's; the
@@ -425,7 +437,10 @@ async function checkBackend() {
     const r = await getJson('/api/backend');
     reachable = Boolean(r.ok && r.data && r.data.reachable);
   } catch { reachable = false; }
-  const changed = reachable !== ui.backendReachable;
+  // Compared with the last check, not with backendReachable: a run poll that answers
+  // first sets that to true, and the presets and form bounds would then never load.
+  const changed = reachable !== ui.backendChecked;
+  ui.backendChecked = reachable;
   ui.backendReachable = reachable;
   if (!reachable && ui.mock === null) {
     try { ui.mock = (await getJson('/api/mock')).data; } catch { /* keep trying later */ }
@@ -454,9 +469,10 @@ async function loadRuns() {
 }
 
 function prospectNames(run) {
-  const names = (run.prospects || []).map((p) => p.name || p.scenario_id).filter(Boolean);
-  if (!names.length) return 'the backend\'s default prospect';
-  return names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ');
+  const names = (run.prospects || []).map(prospectName);
+  if (!names.length) return 'The backend\'s default prospect';
+  const text = names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ');
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function renderRunList() {
@@ -524,6 +540,8 @@ function watchRun(runId) {
         delay = POLL_RUN_MS * 3; // backend down or busy: keep trying, less often
       }
     } catch { ui.runUnreachable = true; delay = POLL_RUN_MS * 3; }
+    // The pill says what the run's line says, not what a health check found seconds ago.
+    if (ui.runUnreachable) ui.backendReachable = false;
     render();
     // Keep polling while the run works, while the backend is away, and while a
     // finished run's final webhook is still on its way.

@@ -5,6 +5,7 @@
 // (a phone) draws them as rows, top to bottom, each row wrapped to the container's
 // width, so every node stays on screen and readable without horizontal scrolling.
 import { colourScale, el, nodeAnchor, svg, truncate } from './dom.js';
+import { columnRoutes, roundedPath } from './routes.js';
 
 const MARGIN = 12;
 // Columns layout (wide screens).
@@ -14,6 +15,9 @@ const COL = { boxW: 184, boxH: 80, gapX: 52, gapY: 12, maxRows: 12, top: 40 };
 // so no edge runs behind a node.
 const ROW = { minBoxW: 132, maxBoxW: 220, boxH: 76, gapX: 10, gapY: 34, gutter: 20, gutterR: 16, maxPerRow: 4 };
 const MAX_LABEL_LINES = 3;
+const LINE_H = 15; // label line spacing
+// How many label lines a box of height h holds above its score bar.
+const linesFor = (h) => Math.max(1, Math.floor((h - 29) / LINE_H));
 // Below this scale the columns layout is unreadable: switch to rows.
 const MIN_SCALE = 0.72;
 const CHAR_PX = 7.6; // average width of a 12.5 px bold label character
@@ -73,7 +77,7 @@ export function layers(ids, edges) {
 }
 
 // Layers as columns (tall layers wrap into sub-columns).
-function columnsGeometry(layerList) {
+function columnsGeometry(layerList, edges) {
   const columns = [];
   for (const layer of layerList) {
     for (let s = 0; s < layer.length; s += COL.maxRows) columns.push(layer.slice(s, s + COL.maxRows));
@@ -88,16 +92,30 @@ function columnsGeometry(layerList) {
       w: COL.boxW, h: COL.boxH, band: c,
     }));
   });
-  const width = MARGIN * 2 + columns.length * (COL.boxW + COL.gapX) - COL.gapX;
+  // An edge inside the last column loops out to its right: keep a gap there too.
+  const last = columns.length - 1;
+  const loops = edges.some((e) => e.source !== e.target
+    && pos.get(e.source)?.band === last && pos.get(e.target)?.band === last);
+  const width = MARGIN * 2 + columns.length * (COL.boxW + COL.gapX) - (loops ? 0 : COL.gapX);
   return { pos, width, height, vertical: false, chars: Math.floor((COL.boxW - 16) / CHAR_PX) };
 }
 
 // Layers as rows, each wrapped to `width`; a left gutter carries edges that go back up.
-function rowsGeometry(layerList, width) {
-  const inner = width - 2 * MARGIN - ROW.gutter - ROW.gutterR;
+function rowsGeometry(layerList, available) {
+  const room = available - 2 * MARGIN - ROW.gutter - ROW.gutterR;
   const perRow = Math.max(1, Math.min(ROW.maxPerRow,
-    Math.floor((inner + ROW.gapX) / (ROW.minBoxW + ROW.gapX))));
-  const boxW = Math.min(ROW.maxBoxW, (inner - (perRow - 1) * ROW.gapX) / perRow);
+    Math.floor((room + ROW.gapX) / (ROW.minBoxW + ROW.gapX))));
+  const boxW = Math.min(ROW.maxBoxW, (room - (perRow - 1) * ROW.gapX) / perRow);
+  // Boxes at their widest leave room over: the gutters stay beside the rows, not at
+  // the far sides of a wide screen, so edges don't cross empty space to reach them.
+  const inner = Math.min(room, perRow * boxW + (perRow - 1) * ROW.gapX);
+  const width = inner + 2 * MARGIN + ROW.gutter + ROW.gutterR;
+  const chars = Math.max(10, Math.floor((boxW - 16) / CHAR_PX));
+  // Narrow boxes: a long generated id ("ai-model-development-lifecycle-fde58366") takes
+  // four lines; make every box a line taller rather than cut its name. The estimate is
+  // kept on the safe side, as measured text may wrap sooner.
+  const boxH = layerList.flat().some((id) => wrapLabel(id, chars - 2, 9).length > MAX_LABEL_LINES)
+    ? ROW.boxH + LINE_H : ROW.boxH;
   const pos = new Map();
   let y = MARGIN;
   let band = 0;
@@ -106,21 +124,18 @@ function rowsGeometry(layerList, width) {
       const row = layer.slice(s, s + perRow);
       const used = row.length * boxW + (row.length - 1) * ROW.gapX;
       const x0 = MARGIN + ROW.gutter + (inner - used) / 2;
-      row.forEach((id, i) => pos.set(id, { x: x0 + i * (boxW + ROW.gapX), y, w: boxW, h: ROW.boxH, band }));
-      y += ROW.boxH + ROW.gapY;
+      row.forEach((id, i) => pos.set(id, { x: x0 + i * (boxW + ROW.gapX), y, w: boxW, h: boxH, band }));
+      y += boxH + ROW.gapY;
       band += 1;
     }
   }
-  return {
-    pos, width, height: y - ROW.gapY + MARGIN, vertical: true,
-    chars: Math.max(10, Math.floor((boxW - 16) / CHAR_PX)),
-  };
+  return { pos, width, height: y - ROW.gapY + MARGIN, vertical: true, chars };
 }
 
 // The geometry for a container `available` px wide.
 export function geometry(ids, edges, available) {
   const layerList = layers(ids, edges);
-  const cols = columnsGeometry(layerList);
+  const cols = columnsGeometry(layerList, edges);
   if (!available || available / cols.width >= MIN_SCALE) return cols;
   return rowsGeometry(layerList, Math.max(240, Math.floor(available)));
 }
@@ -142,58 +157,46 @@ export function wrapLabel(id, chars = 23, maxLines = MAX_LABEL_LINES) {
   return lines.map((l) => truncate(l.trimEnd(), chars));
 }
 
-// An orthogonal route with rounded corners through the given points.
-function route(points) {
-  let d = `M${points[0][0].toFixed(1)},${points[0][1].toFixed(1)}`;
-  for (let i = 1; i < points.length; i += 1) d += ` L${points[i][0].toFixed(1)},${points[i][1].toFixed(1)}`;
-  return d;
-}
-
-function edgePath(a, b, vertical, width, lane) {
-  if (vertical) {
-    // Horizontal runs stay in the gaps between rows, vertical runs in the gutters:
-    // clear of every node. Lanes keep parallel edges apart.
-    const off = (lane % 4) * 4 - 6;
-    if (b.band > a.band + 1) {
-      const x1 = a.x + a.w / 2 + off; const x2 = b.x + b.w / 2 + off;
-      const gy1 = a.y + a.h + ROW.gapY / 2 + off; const gy2 = b.y - ROW.gapY / 2 + off;
-      const gx = width - MARGIN - ROW.gutterR / 2 + off / 2;
-      return { d: route([[x1, a.y + a.h], [x1, gy1], [gx, gy1], [gx, gy2], [x2, gy2], [x2, b.y]]), back: false };
-    }
-    if (b.band < a.band) {
-      const x1 = a.x + a.w / 2 + off; const x2 = b.x + b.w / 2 + off;
-      const gy1 = a.y - ROW.gapY / 2 + off; const gy2 = b.y + b.h + ROW.gapY / 2 + off;
-      const gx = MARGIN + ROW.gutter / 2 + off / 2;
-      return { d: route([[x1, a.y], [x1, gy1], [gx, gy1], [gx, gy2], [x2, gy2], [x2, b.y + b.h]]), back: true };
-    }
-    if (b.band > a.band) {
-      const x1 = a.x + a.w / 2; const y1 = a.y + a.h;
-      const x2 = b.x + b.w / 2; const y2 = b.y;
-      const dy = Math.max(14, (y2 - y1) / 2);
-      return { d: `M${x1},${y1} C${x1},${y1 + dy} ${x2},${y2 - dy} ${x2},${y2}`, back: false };
-    }
-    if (b.band === a.band) {
-      const x1 = a.x + a.w / 2; const x2 = b.x + b.w / 2;
-      const lift = a.y - 14;
-      return { d: `M${x1},${a.y} C${x1},${lift} ${x2},${lift} ${x2},${b.y}`, back: true };
-    }
+// Rows layout: horizontal runs stay in the gaps between rows, vertical runs in the
+// gutters, clear of every node. Lanes keep parallel edges apart.
+function rowEdgePath(a, b, width, lane) {
+  const off = (lane % 4) * 4 - 6;
+  if (b.band > a.band + 1) {
+    const x1 = a.x + a.w / 2 + off; const x2 = b.x + b.w / 2 + off;
+    const gy1 = a.y + a.h + ROW.gapY / 2 + off; const gy2 = b.y - ROW.gapY / 2 + off;
+    const gx = width - MARGIN - ROW.gutterR / 2 + off / 2;
+    return { d: roundedPath([[x1, a.y + a.h], [x1, gy1], [gx, gy1], [gx, gy2], [x2, gy2], [x2, b.y]]), back: false };
+  }
+  if (b.band < a.band) {
+    const x1 = a.x + a.w / 2 + off; const x2 = b.x + b.w / 2 + off;
+    const gy1 = a.y - ROW.gapY / 2 + off; const gy2 = b.y + b.h + ROW.gapY / 2 + off;
+    const gx = MARGIN + ROW.gutter / 2 + off / 2;
+    return { d: roundedPath([[x1, a.y], [x1, gy1], [gx, gy1], [gx, gy2], [x2, gy2], [x2, b.y + b.h]]), back: true };
   }
   if (b.band > a.band) {
-    const x1 = a.x + a.w; const y1 = a.y + a.h / 2;
-    const x2 = b.x; const y2 = b.y + b.h / 2;
-    const dx = Math.max(24, (x2 - x1) / 2);
-    return { d: `M${x1},${y1} C${x1 + dx},${y1} ${x2 - dx},${y2} ${x2},${y2}`, back: false };
+    const x1 = a.x + a.w / 2; const y1 = a.y + a.h;
+    const x2 = b.x + b.w / 2; const y2 = b.y;
+    const dy = Math.max(14, (y2 - y1) / 2);
+    return { d: `M${x1},${y1} C${x1},${y1 + dy} ${x2},${y2 - dy} ${x2},${y2}`, back: false };
   }
-  if (b.band === a.band) {
-    // Inside one column: a bracket out to the right side, clear of the boxes.
-    const x = a.x + a.w; const y1 = a.y + a.h / 2; const y2 = b.y + b.h / 2;
-    const bulge = 18 + Math.min(24, Math.abs(y2 - y1) / 8);
-    return { d: `M${x},${y1} C${x + bulge},${y1} ${x + bulge},${y2} ${x},${y2}`, back: true };
-  }
-  // Back to an earlier column: arc over the top so it doesn't run through boxes.
+  // The same row: a low arc through the gap above it.
   const x1 = a.x + a.w / 2; const x2 = b.x + b.w / 2;
-  const lift = Math.max(4, Math.min(a.y, b.y) - 30 - Math.abs(x1 - x2) * 0.04);
+  const lift = a.y - 14;
   return { d: `M${x1},${a.y} C${x1},${lift} ${x2},${lift} ${x2},${b.y}`, back: true };
+}
+
+// Each drawable edge's path: rows route through their gutters, columns through routes.js.
+function routes(pos, edges, geo) {
+  if (!geo.vertical) return columnRoutes(pos, edges, geo.height, COL.gapX);
+  const out = [];
+  let lane = 0;
+  for (const e of edges) {
+    const a = pos.get(e.source); const b = pos.get(e.target);
+    if (!a || !b || e.source === e.target) continue;
+    out.push({ edge: e, ...rowEdgePath(a, b, geo.width, lane) });
+    if (Math.abs(b.band - a.band) > 1 || b.band < a.band) lane += 1;
+  }
+  return out;
 }
 
 function nodeTitle(node) {
@@ -207,7 +210,7 @@ export function renderGraphSvg(container, nodes, edges, cited, scale) {
   const { pos, width, height } = geo;
   const root = svg('svg', {
     class: `graph-svg ${geo.vertical ? 'rows' : 'columns'}`, width, height,
-    viewBox: `0 0 ${width} ${height}`, role: 'img',
+    viewBox: `0 0 ${width} ${height}`, role: 'img', 'data-laid-out-for': container.clientWidth,
     'aria-label': `Knowledge graph with ${nodes.length} nodes`,
   });
   const defs = svg('defs');
@@ -222,16 +225,12 @@ export function renderGraphSvg(container, nodes, edges, cited, scale) {
 
   const edgeLayer = svg('g', { class: 'edges' });
   let backEdges = 0;
-  let lane = 0;
-  for (const e of edges) {
-    const a = pos.get(e.source); const b = pos.get(e.target);
-    if (!a || !b || e.source === e.target) continue;
-    const { d, back } = edgePath(a, b, geo.vertical, width, lane);
-    if (Math.abs(b.band - a.band) > 1 || b.band < a.band) lane += 1;
+  for (const { edge: e, d, back } of routes(pos, edges, geo)) {
     if (back) backEdges += 1;
     const isCited = cited.has(e.source) && cited.has(e.target);
     const path = svg('path', {
       class: `edge${back ? ' back' : ''}${isCited ? ' cited' : ''}`, d, 'marker-end': 'url(#arrow)',
+      'data-source': e.source, 'data-target': e.target,
     });
     path.append(svg('title', {}, `${e.source} —${e.relationship || ''}→ ${e.target}`));
     edgeLayer.append(path);
@@ -266,15 +265,16 @@ export function renderGraphSvg(container, nodes, edges, cited, scale) {
 
 function labelLines(g, id, chars, fill) {
   for (const t of g.querySelectorAll('text.node-label')) t.remove();
-  const ref = g.querySelector('rect.box').nextSibling; // labels just above the box
-  wrapLabel(id, chars).forEach((line, i) => {
-    g.insertBefore(svg('text', { class: 'node-label', x: 8, y: 17 + i * 15, fill }, line), ref);
+  const box = g.querySelector('rect.box');
+  const ref = box.nextSibling; // labels just above the box
+  wrapLabel(id, chars, linesFor(Number(box.getAttribute('height')))).forEach((line, i) => {
+    g.insertBefore(svg('text', { class: 'node-label', x: 8, y: 17 + i * LINE_H, fill }, line), ref);
   });
 }
 
 // Character counts only estimate widths: once drawn, wrap a label that still runs
-// past its box (wide letters, another font) into narrower lines, up to three, and
-// shorten only what three lines cannot hold, so no label leaves its node.
+// past its box (wide letters, another font) into narrower lines, as many as the box
+// holds, and shorten only what those cannot hold, so no label leaves its node.
 function fitLabels(root) {
   for (const g of root.querySelectorAll('g.node')) {
     const room = Number(g.querySelector('rect.box').getAttribute('width')) - 14;

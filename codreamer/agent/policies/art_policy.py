@@ -11,9 +11,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from codreamer.agent.policies.openai_policy import OpenAIPolicy
+from codreamer.config import DEFAULT_LLM_MAX_TOKENS
 from codreamer.llm.aio import run_sync
 from codreamer.llm.art_loader import load_art, make_backend
 from codreamer.llm.client import ChatClient
+from codreamer.preflight import check_policy
+from codreamer.tracing import init_tracing
 
 if TYPE_CHECKING:
     from codreamer.agent.policies.prompt import Prompt
@@ -71,9 +74,6 @@ class ArtPolicy(OpenAIPolicy):
         model: str | None = None,
         prompt: Prompt | None = None,
     ) -> ArtPolicy:
-        from codreamer.preflight import check_policy
-        from codreamer.tracing import init_tracing
-
         check_policy("art", settings)
         art = load_art()
         init_tracing(settings)
@@ -89,7 +89,7 @@ class ArtPolicy(OpenAIPolicy):
             temperature=settings.llm_temperature,
             concurrency=settings.llm_concurrency,
             max_retries=settings.llm_max_retries,
-            max_tokens=settings.llm_max_tokens,
+            max_tokens=settings.llm_max_tokens or DEFAULT_LLM_MAX_TOKENS,
             prompt=prompt,
         )
 

@@ -19,7 +19,8 @@ happens:
     was gathered (the trajectory keeps what the model actually sent);
   * citations of unknown nodes -> kept; the judge sees and scores them;
   * a runaway answer -> every request carries `max_tokens`
-    (CODREAMER_LLM_MAX_TOKENS), so one reply cannot fill the context;
+    (CODREAMER_LLM_MAX_TOKENS, or what suits the served model), so one reply
+    cannot fill the context;
   * timeouts, 429, 5xx -> bounded retries in the client; after that the
     rollout fails with PolicyError (a dead endpoint must not pass for a model).
 
@@ -58,6 +59,7 @@ from codreamer.agent.writer import write_email
 from codreamer.errors import ConfigError, LLMError, PolicyError
 from codreamer.llm.client import ChatClient, ChatResponse
 from codreamer.models import FinalEmail
+from codreamer.tracing import init_tracing
 
 if TYPE_CHECKING:
     from codreamer.agent.trajectory import Trajectory, TrajectoryMeta
@@ -95,7 +97,7 @@ class OpenAIPolicy(PolicyBase):
         temperature: float = 1.0,
         logprobs: bool = True,
         concurrency: int = 4,
-        max_tokens: int = 1024,
+        max_tokens: int | None = None,  # None: the client's (see llm/reply_cap.py)
         prompt: Prompt | None = None,
     ) -> None:
         self.store = store
@@ -115,8 +117,6 @@ class OpenAIPolicy(PolicyBase):
         model: str | None = None,
         prompt: Prompt | None = None,
     ) -> OpenAIPolicy:
-        from codreamer.tracing import init_tracing
-
         if not settings.openai_base_url and not settings.openai_api_key:
             raise ConfigError(
                 "policy openai needs OPENAI_BASE_URL (and OPENAI_API_KEY if required)"

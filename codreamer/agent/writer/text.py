@@ -77,7 +77,7 @@ _QUOTED = re.compile(r"(?<!\w)['\"‘“][^'\"’”]{3,}['\"’”](?!\w)")
 # Connectives that carry a fact's point: a cut never falls just before one.
 _KEEP_AFTER = re.compile(
     r"^(?:while|but|whereas|although|though|yet|because|since|so|unless|which means|"
-    r"as a result|meaning|even|only|until|instead)\b",
+    r"as a result|meaning|even|only|until|instead|allowing|letting|enabling|so that)\b",
     re.IGNORECASE,
 )
 _BOUNDARY = re.compile(r",\s|;\s|\s—\s|\s(?=(?:and|which|so|while|because|but|including)\s)")
@@ -155,6 +155,31 @@ def is_meta(sentence: str) -> bool:
     return bool(META.search(sentence) or _QUOTED.search(sentence))
 
 
+# A note to the graph's author wrapped around a fact for the customer ("Worth making
+# clear that Pickwise sits on top of the WMS ..."): the fact stands without its
+# wrapper, so it is kept, not thrown away with the note.
+_AUTHOR_LEAD = re.compile(
+    r"^(?:it(?:'s| is) )?(?:worth|important|useful|key) (?:making clear|explaining|"
+    r"noting|stressing|pointing out|mentioning|flagging|saying|adding|emphasi[sz]ing|"
+    r"to (?:note|stress|explain|mention|make clear))"
+    r"(?: to (?:the |a )?(?:prospect|reader|customer|buyer)s?)?,?\s+(?:that\s+)?",
+    re.IGNORECASE,
+)
+
+
+def for_customer(sentence: str) -> str | None:
+    """The sentence as a customer may read it: as it is, or without an author's
+    lead-in ("Worth making clear that ..."); None when it is a note through and
+    through."""
+    s = sentence.strip()
+    if not is_meta(s):
+        return s
+    bare = _AUTHOR_LEAD.sub("", s, count=1)
+    if bare != s and len(bare.split()) >= 4 and not is_meta(bare):
+        return bare[:1].upper() + bare[1:]
+    return None
+
+
 _MID_EXAMPLES = re.compile(r",\s+(?:such as|including|like|e\.g\.)\s")
 
 
@@ -198,7 +223,7 @@ def sentences(text: str) -> list[str]:
     return out
 
 
-def _cut(text: str, limit: int) -> str:
+def cut(text: str, limit: int) -> str:
     """About `limit` words, cut only at a clause boundary and never just before a
     contrast or a cause ("while popular ones run short" is the point)."""
     if len(text.split()) <= limit:
@@ -214,6 +239,11 @@ def _cut(text: str, limit: int) -> str:
         if _KEEP_AFTER.match(rest):
             continue
         head = t[: m.start()]
+        if ":" in head or t[m.start()] == ";":
+            # inside what a colon announces ("routes it: simple claims to ..."), or the
+            # second half a semicolon joins to the first (often the point: "agents
+            # handle refunds; a missed verification step creates exposure")
+            continue
         last = head.rsplit(" ", 1)[-1].lower()
         if last in _NO_END:
             continue  # "evidence about" cannot end a sentence
@@ -224,6 +254,8 @@ def _cut(text: str, limit: int) -> str:
             continue
         if t[m.start()] == "," and re.match(r"^\S+(?:\s+\S+){0,2}?(?:,|\s(?:and|or)\s)", rest):
             continue  # a list goes on after this item
+        if rest.startswith(("and ", "or ")) and len(before) == 2 and len(before[1].split()) <= 3:
+            continue  # the "and" closes a list ("from A, B and C"): "from A, B." is cut short
         if rest.startswith(("and ", "or ")):
             # "and reliability of AI models" ends a noun phrase; only a new clause may go
             # ("and dispatcher the moment a load drifts" too): a new clause opens on
@@ -287,10 +319,11 @@ def customer_fact(content: str, limit: int = 24, first: bool = False) -> Fact:
     the first sentence wins unless it is unusable (a product's first sentence names
     it; a later one leans on it: "The cab unit alerts at the same time")."""
     best: tuple[float, str] | None = None
-    for i, s in enumerate(sentences(content)):
-        if is_meta(s):
+    for i, raw in enumerate(sentences(content)):
+        kept = for_customer(raw)
+        if kept is None:
             continue
-        s = _clean(_AUTHOR_TAIL.sub("", s.rstrip(".!? ")))
+        s = _clean(_AUTHOR_TAIL.sub("", kept.rstrip(".!? ")))
         n = len(s.split())
         if n < 4:
             continue
@@ -308,7 +341,7 @@ def customer_fact(content: str, limit: int = 24, first: bool = False) -> Fact:
             best = (score, s)
     if best is None:
         return _EMPTY
-    t = _cut(best[1], limit)
+    t = cut(best[1], limit)
     if is_predicate(t):
         return Fact(t, "predicate")
     return Fact(t, "clause" if has_finite_verb(t) else "noun")
@@ -333,7 +366,7 @@ def reason_clause(rationale: str, limit: int = 22) -> str:
         s = _clean(_AUTHOR_TAIL.sub("", s.rstrip(".!? ")))
         if len(s.split()) < 5 or not has_finite_verb(s):
             continue
-        s = _cut(s, limit)
+        s = cut(s, limit)
         if len(s.split()) <= int(limit * 1.4):
             return s
     return ""

@@ -32,7 +32,7 @@ _MODEL: Any = None
 _MATRIX: np.ndarray | None = None
 _CHUNK_IDS: dict[str, list[int]] = {}
 _CHUNK_MAX = 500_000
-_MEMO: dict[str, np.ndarray] = {}
+_MEMO: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # text -> (unit, token sum)
 _MEMO_MAX = 200_000
 DIM = 256  # the model's Matryoshka dimension used here (its full width)
 
@@ -61,27 +61,55 @@ def _matrix() -> np.ndarray:
     return _MATRIX
 
 
-def token_ids(text: str) -> list[int]:
-    """The text's token ids, chunk by chunk from the cache."""
-    ids: list[int] = []
+def _fill_chunks(texts: list[str]) -> None:
+    """Encode, in one batch, every word of these texts the cache has not seen."""
     cache = _CHUNK_IDS
-    tok = None
-    for chunk in text.split():
-        hit = cache.get(chunk)
-        if hit is None:
-            if tok is None:
-                tok = _model().tokenizer
-            hit = tok.encode(chunk, add_special_tokens=False).ids
-            if len(cache) >= _CHUNK_MAX:
-                cache.clear()
-            cache[chunk] = hit
-        ids.extend(hit)
-    return ids
+    new = list({c: None for t in texts for c in t.split() if c not in cache})
+    if not new:
+        return
+    if len(cache) + len(new) >= _CHUNK_MAX:
+        cache.clear()
+    # Word by word: `encode_batch` would start the tokenizer's thread pool, which
+    # costs more CPU than a few dozen short words.
+    tok = _model().tokenizer
+    for chunk in new:
+        cache[chunk] = tok.encode(chunk, add_special_tokens=False).ids
 
 
-def embed(texts: list[str]) -> np.ndarray:
-    """Unit vectors, one row per text (a blank text gets a zero row)."""
-    out = np.zeros((len(texts), DIM), dtype=np.float32)
+def token_ids(text: str) -> list[int]:
+    """The text's token ids, word by word from the cache."""
+    _fill_chunks([text])
+    cache = _CHUNK_IDS
+    return [i for chunk in text.split() for i in cache[chunk]]
+
+
+def _sums(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Each text's sum of token vectors and its token count (no memo)."""
+    _fill_chunks(texts)
+    cache = _CHUNK_IDS
+    seqs = [[i for chunk in t.split() for i in cache[chunk]] for t in texts]
+    lens = np.array([len(q) for q in seqs])
+    sums = np.zeros((len(texts), DIM), dtype=np.float32)
+    flat = [t for q in seqs for t in q]
+    if flat:
+        # One gather and one segmented sum for all the texts: numpy's per-call cost,
+        # not the arithmetic, is what a handful of short sentences spends.
+        starts = np.concatenate(([0], np.cumsum(lens)[:-1]))
+        has = lens > 0
+        sums[has] = np.add.reduceat(_matrix()[flat], starts[has], axis=0)
+    return sums, lens
+
+
+def _unit(vecs: np.ndarray) -> np.ndarray:
+    norms = np.sqrt((vecs * vecs).sum(axis=1, keepdims=True))
+    return np.divide(vecs, norms, out=np.zeros_like(vecs), where=norms > 0)
+
+
+def _vectors(texts: list[str]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(unit vector, token-vector sum) of each text, memoised; a blank text gets
+    zeros."""
+    zero = (np.zeros(DIM, dtype=np.float32), np.zeros(DIM, dtype=np.float32))
+    out: list[tuple[np.ndarray, np.ndarray]] = [zero] * len(texts)
     todo: list[int] = []
     for i, t in enumerate(texts):
         hit = _MEMO.get(t)
@@ -92,26 +120,35 @@ def embed(texts: list[str]) -> np.ndarray:
     if todo:
         if len(_MEMO) + len(todo) > _MEMO_MAX:
             _MEMO.clear()
-        # One gather and one segmented sum for all the texts: numpy's per-call cost,
-        # not the arithmetic, is what a handful of short sentences spends.
-        seqs = [token_ids(texts[i]) for i in todo]
-        lens = np.array([len(q) for q in seqs])
-        flat = [t for q in seqs for t in q]
-        if flat:
-            m = _matrix()
-            starts = np.concatenate(([0], np.cumsum(lens)[:-1]))
-            has = lens > 0
-            sums = np.add.reduceat(m[flat], starts[has], axis=0)
-            vecs = np.zeros((len(todo), DIM), dtype=np.float32)
-            vecs[has] = sums / lens[has, None]
-            norms = np.sqrt((vecs * vecs).sum(axis=1, keepdims=True))
-            vecs = np.divide(vecs, norms, out=np.zeros_like(vecs), where=norms > 0)
-        else:
-            vecs = np.zeros((len(todo), DIM), dtype=np.float32)
-        for i, v in zip(todo, vecs, strict=True):
-            out[i] = v
-            _MEMO[texts[i]] = v
+        sums, lens = _sums([texts[i] for i in todo])
+        means = np.zeros_like(sums)
+        has = lens > 0
+        means[has] = sums[has] / lens[has, None]
+        units = _unit(means)
+        for k, i in enumerate(todo):
+            out[i] = _MEMO[texts[i]] = (units[k], sums[k])
     return out
+
+
+def embed(texts: list[str]) -> np.ndarray:
+    """Unit vectors, one row per text (a blank text gets a zero row)."""
+    vecs = _vectors(texts)
+    return np.array([u for u, _ in vecs], dtype=np.float32).reshape(len(texts), DIM)
+
+
+def embed_parts(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Unit vectors of the texts, as `embed`, and their token-vector sums. The sum of
+    some texts' sums, made a unit vector, is the embedding of those texts joined by
+    spaces (the mean of every token), without reading any word twice."""
+    vecs = _vectors(texts)
+    units = np.array([u for u, _ in vecs], dtype=np.float32).reshape(len(texts), DIM)
+    sums = np.array([s for _, s in vecs], dtype=np.float32).reshape(len(texts), DIM)
+    return units, sums
+
+
+def unit(vec: np.ndarray) -> np.ndarray:
+    """The vector scaled to length 1 (zeros stay zeros)."""
+    return _unit(vec.reshape(1, DIM))[0]
 
 
 def top_mean(sims: np.ndarray, k: int = 2) -> float:

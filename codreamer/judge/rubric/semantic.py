@@ -23,7 +23,7 @@ import numpy as np
 
 from codreamer.graph.schema import CUSTOMER_JOB, is_product_feature
 from codreamer.judge.rubric.language import stem
-from codreamer.judge.rubric.meaning import embed, top_mean
+from codreamer.judge.rubric.meaning import embed, embed_parts, top_mean, unit
 from codreamer.models import Scenario
 
 _SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
@@ -218,6 +218,13 @@ _STOP = frozenset(
 )
 
 
+@dataclass(frozen=True, slots=True)
+class _Fact:
+    numbers: set[str]  # figures the sentence states (no number words)
+    words: frozenset[str]  # its words, stop words left out
+    frequencies: set[int]  # how-often classes it names
+
+
 @dataclass
 class GraphVectors:
     """A graph's sentences and their vectors, made once per graph."""
@@ -232,6 +239,19 @@ class GraphVectors:
     _stacks: dict[tuple[str, ...], tuple[list[tuple[str, str]], np.ndarray]] = field(
         default_factory=dict, repr=False
     )
+    _reach: dict[bytes, tuple[float, float]] = field(default_factory=dict, repr=False)
+    _facts: dict[str, _Fact] = field(default_factory=dict, repr=False)
+
+    def fact(self, sentence: str) -> _Fact:
+        """What contradiction reads of a node's sentence, once per graph."""
+        hit = self._facts.get(sentence)
+        if hit is None:
+            low = sentence.lower()
+            words = frozenset(w for w in _WORD.findall(low) if w not in _STOP)
+            hit = self._facts[sentence] = _Fact(
+                numbers(sentence, words=False), words, _frequencies(low)
+            )
+        return hit
 
     def stacked(self, facts: tuple[str, ...]) -> tuple[list[tuple[str, str]], np.ndarray]:
         """The cited facts' sentences and their vectors in one matrix, made once per
@@ -243,6 +263,19 @@ class GraphVectors:
             if len(self._stacks) > 20_000:
                 self._stacks.clear()
             self._stacks[facts] = hit
+        return hit
+
+    def reach(self, profile: np.ndarray) -> tuple[float, float]:
+        """(the best, the median) cosine of the graph's nodes with a prospect's profile:
+        what an email could reach, once per prospect."""
+        key = profile.tobytes()
+        hit = self._reach.get(key)
+        if hit is None:
+            node = self.node_vecs @ profile
+            hit = (float(node.max()), float(np.median(node)))
+            if len(self._reach) > 4096:
+                self._reach.clear()
+            self._reach[key] = hit
         return hit
 
     @classmethod
@@ -291,10 +324,10 @@ class EmailVectors:
 
 
 def email_vectors(subject: str, prose: list[str]) -> EmailVectors:
-    texts = [*prose, subject, " ".join(prose)]
-    vecs = embed(texts)
     n = len(prose)
-    return EmailVectors(prose, vecs[:n], vecs[n] if subject.strip() else None, vecs[n + 1])
+    units, sums = embed_parts([*prose, subject])
+    body = unit(sums[:n].sum(axis=0))  # the embedding of the prose joined by spaces
+    return EmailVectors(prose, units[:n], units[n] if subject.strip() else None, body)
 
 
 def relevance(
@@ -306,9 +339,7 @@ def relevance(
         return 0.0, "no prose to relate to the prospect"
     s = top_mean(ev.vecs @ profile, 2)
     if gv is not None and len(gv.node_ids) > 1:
-        node = gv.node_vecs @ profile
-        hi = float(node.max())
-        lo = float(np.median(node))
+        hi, lo = gv.reach(profile)
         span = max(hi - lo, 0.05)
         score = (s - lo) / span * 0.5 + 0.5
     else:
@@ -355,6 +386,7 @@ def contradiction(
     everything the email may name without a citation (scenario, sender)."""
     found: list[tuple[str, float]] = []
     facts = [c for c in cited if c in gv.sentence_vecs]
+    known_numbers: set[str] | None = None
     if facts and ev.vecs.shape[0]:
         node_sents, mat = gv.stacked(tuple(facts))
         sims = ev.vecs @ mat.T
@@ -363,23 +395,26 @@ def contradiction(
             if sims[i, j] < SAME_TOPIC:
                 continue
             node, fact = node_sents[j]
+            known_fact = gv.fact(fact)
             # Numbers: a figure of the same kind (%, x, plain) that the fact states
             # otherwise and the graph nowhere states; small counts ("2 teams") are
             # not checked.
-            f_nums = numbers(fact, words=False)
-            all_graph = gv.all_numbers
+            f_nums = known_fact.numbers
+            stated = numbers(sent, words=False) - f_nums - gv.all_numbers
+            if stated and known_numbers is None:
+                known_numbers = numbers(known)  # once per email, and only when needed
             wrong = [
                 n
-                for n in numbers(sent, words=False) - f_nums - all_graph - numbers(known)
+                for n in stated - (known_numbers or set())
                 if any(_unit(n) == _unit(f) for f in f_nums) and (_unit(n) or len(n) >= 2)
             ]
             if wrong:
                 same = next(f for f in f_nums if _unit(f) == _unit(wrong[0]))
                 found.append((f"says {wrong[0]} where the graph says {same} ({node[:30]})", 0.6))
                 continue
-            ew = [w for w in _WORD.findall(sent.lower()) if w not in _STOP]
-            fw = [w for w in _WORD.findall(fact.lower()) if w not in _STOP]
-            fset, eset = set(fw), set(ew)
+            low = sent.lower()
+            eset = {w for w in _WORD.findall(low) if w not in _STOP}
+            fset = known_fact.words
             overlap = len(fset & eset) / max(1, min(len(fset), len(eset)))
             if overlap < SAME_WORDS and sims[i, j] < 0.6:
                 continue
@@ -395,7 +430,7 @@ def contradiction(
                 and not eset & _HIGH
             ):
                 flips = sorted(eset & (_HIGH | _LOW))
-            ef, ff = _frequencies(sent.lower()), _frequencies(fact.lower())
+            ef, ff = _frequencies(low), known_fact.frequencies
             if not flips and ef and ff and not ef & ff:
                 flips = ["how often"]
             # A denial is read only against what the product does: elsewhere a

@@ -11,20 +11,19 @@ holds in memory matters, so killing one affects no run.
 - Cancel reaches a run wherever it is: a queued run is marked cancelled and its
   task revoked (and skipped by any worker that still gets it); a running one
   sees the shared cancel file or the Redis flag at its next step boundary.
-- The reaper (in every replica and worker): a run `running` in the store whose
-  lease has expired lost its worker (SIGKILL, power cut). It is published again,
-  once cluster-wide, and the next worker resumes it from its files.
+- Webhooks: the replica runs the store-wide dispatcher and the lease reaper
+  (services.py); `claims()` gives every sender of the deployment its Redis claims.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
-import logging
-import threading
-import time
 from collections.abc import Callable
 from typing import Any
+
+import redis
+from kombu.exceptions import OperationalError
 
 from codreamer.config import Settings
 from codreamer.errors import (
@@ -33,113 +32,23 @@ from codreamer.errors import (
     RunNotFoundError,
     RunStateError,
 )
-from codreamer.loop.config import LoopConfig
 from codreamer.models import utc_now_iso
-from codreamer.runs.celery_app import (
-    LIVE_SET,
-    RUN_TASK,
-    cancel_key,
-    make_celery,
-    queue_for,
-    redis_client,
-    task_key,
-)
-from codreamer.runs.redis_leases import PREFIX, RedisEventClaims, run_lease_key
-from codreamer.runs.webhook_tasks import WebhookTasks
+from codreamer.runs.celery.app import make_celery
+from codreamer.runs.celery.keys import LIVE_SET, cancel_key, run_lease_key, task_key
+from codreamer.runs.celery.leases import RedisEventClaims, redis_client
+from codreamer.runs.celery.services import ClusterServices, publish
 from codreamer.store.events import EventLog
 from codreamer.store.meta import read_meta, update_meta
 from codreamer.store.paths import RunPaths, check_run_id
-from codreamer.store.status import RESUMABLE_STATUSES, TERMINAL_STATUSES
+from codreamer.store.status import RESUMABLE_STATUSES
 
-log = logging.getLogger(__name__)
-
-
-def publish(app: Any, settings: Settings, client: Any, paths: RunPaths) -> None:
-    """Send the run's task to the queue its policy routes to."""
-    policy = LoopConfig.from_meta(read_meta(paths)).policy
-    result = app.send_task(RUN_TASK, args=[paths.run_id], queue=queue_for(policy, settings))
-    client.set(task_key(paths.run_id), result.id, ex=7 * 86400)
-
-
-class ClusterServices:
-    """Background work every replica and worker does: enqueue a delivery task for any
-    webhook event due that no task carries (the safety net behind the tasks'
-    own retries, webhook_tasks.py) and requeue runs whose worker died."""
-
-    def __init__(self, settings: Settings, app: Any) -> None:
-        self.settings = settings
-        self.app = app
-        self.client = redis_client(settings)
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._dispatcher: Any = None
-        self._missing_since: dict[str, float] = {}
-
-    def start(self) -> ClusterServices:
-        from codreamer.webhooks.dispatcher import Dispatcher
-
-        claims = RedisEventClaims(self.client, self.settings.webhook_timeout_s)
-        tasks = WebhookTasks(self.app, self.settings, self.client)
-        self._dispatcher = Dispatcher.for_store(
-            self.settings.runs_dir, self.settings, claims=claims, submit=tasks.submit
-        ).start()
-        self._thread = threading.Thread(target=self._reap_loop, name="run-reaper", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._dispatcher is not None:
-            self._dispatcher.close()
-
-    def _reap_loop(self) -> None:
-        interval = max(0.5, self.settings.run_lease_ttl_s / 3)
-        while not self._stop.wait(interval):
-            try:
-                self.reap()
-            except Exception:  # Redis away for a moment: try again next time
-                log.warning("reaper: %s", "Redis unreachable", exc_info=True)
-
-    def reap(self) -> list[str]:
-        """Requeue admitted runs marked running whose lease expired; forget ended runs."""
-        requeued = []
-        for raw in self.client.smembers(LIVE_SET):
-            run_id = raw.decode() if isinstance(raw, bytes) else str(raw)
-            paths = RunPaths.for_run(self.settings.runs_dir, run_id)
-            try:
-                status = read_meta(paths).status
-            except (OSError, ValueError):
-                continue  # being created, or the store is briefly unreadable
-            if status in TERMINAL_STATUSES:
-                self.client.srem(LIVE_SET, run_id)
-                continue
-            if status != "running" or self.client.exists(run_lease_key(run_id)):
-                self._missing_since.pop(run_id, None)
-                continue
-            # Missing for a whole TTL: a holder that was only slow has had time to take
-            # its lease back (see redis_leases._RENEW); this one is gone.
-            first = self._missing_since.setdefault(run_id, time.monotonic())
-            if time.monotonic() - first < self.settings.run_lease_ttl_s:
-                continue
-            self._missing_since.pop(run_id, None)
-            # Once cluster-wide, for a lease's lifetime: the other reapers skip it.
-            guard = f"{PREFIX}:requeue:{run_id}"
-            ttl_ms = int(self.settings.run_lease_ttl_s * 2000)
-            if not self.client.set(guard, "1", nx=True, px=ttl_ms):
-                continue
-            EventLog(paths.events).emit("run_requeued", reason="its worker stopped renewing")
-            publish(self.app, self.settings, self.client, paths)
-            requeued.append(run_id)
-        if requeued:
-            log.warning("requeued %d run(s) whose worker died: %s", len(requeued), requeued)
-        return requeued
-
-
-def _broker_errors() -> tuple[type[BaseException], ...]:
-    import redis
-    from kombu.exceptions import OperationalError
-
-    return (redis.RedisError, OperationalError, ConnectionError, TimeoutError)
+BROKER_ERRORS: tuple[type[BaseException], ...] = (
+    redis.RedisError,
+    OperationalError,
+    ConnectionError,
+    TimeoutError,
+)
+BROKER_RETRY_AFTER_S = 5
 
 
 def broker_guarded(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -150,23 +59,26 @@ def broker_guarded(method: Callable[..., Any]) -> Callable[..., Any]:
     def guarded(self: CeleryExecutor, *args: Any, **kwargs: Any) -> Any:
         try:
             return method(self, *args, **kwargs)
-        except _broker_errors() as exc:
+        except BROKER_ERRORS as exc:
             raise BrokerUnavailableError(type(exc).__name__, BROKER_RETRY_AFTER_S) from exc
 
     return guarded
 
 
-BROKER_RETRY_AFTER_S = 5
-
-
 class CeleryExecutor:
-    """The run-manager interface of the API (same methods as runs.local.RunManager)."""
+    """The Executor (runs/executors.py) of an API replica: every run executes on a worker."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.app = make_celery(settings)
-        self.client = redis_client(settings)
+        self.client = redis_client(settings.cluster)
         self._services: ClusterServices | None = None
+
+    def claims(self) -> RedisEventClaims:
+        """flock does not hold across machines, and the workers' and replicas'
+        dispatchers claim in Redis, so every sender of the deployment (a CLI run on
+        the shared store too) must."""
+        return RedisEventClaims(self.client, self.settings.webhook_timeout_s)
 
     # -- paths ---------------------------------------------------------------
     def paths(self, run_id: str) -> RunPaths:
@@ -180,6 +92,7 @@ class CeleryExecutor:
 
     # -- lifecycle -----------------------------------------------------------
     def start(self) -> list[str]:
+        """The store-wide webhook dispatcher and the lease reaper (services.py)."""
         self._services = ClusterServices(self.settings, self.app).start()
         return []
 
@@ -208,7 +121,7 @@ class CeleryExecutor:
         paths = self.new_paths(run_id)
         try:
             publish(self.app, self.settings, self.client, paths)
-        except _broker_errors():
+        except BROKER_ERRORS:
             # Written but never queued (the broker went away in between): left
             # interrupted, so `POST /runs/{id}/resume` queues it once Redis is back.
             update_meta(paths, status="interrupted", finished_at=utc_now_iso())
@@ -222,7 +135,7 @@ class CeleryExecutor:
     def broker_problem(self) -> str | None:
         try:
             self.client.ping()
-        except _broker_errors() as exc:
+        except BROKER_ERRORS as exc:
             return f"unreachable ({type(exc).__name__}); workers cannot get runs"
         return None
 

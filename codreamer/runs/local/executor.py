@@ -9,6 +9,8 @@
 - Start-up recovery: a run whose meta says `running` or `queued` while no
   process holds its lock was left by a dead API process: it becomes
   `interrupted`, and `resume` queues it again (the loop resumes from its files).
+- Webhooks: the executor runs the store-wide dispatcher (pending events of every
+  run go on with their schedule); a claim per event is an flock.
 - One API process owns a results directory (the in-memory queue is per process);
   several replicas need the celery executor.
 """
@@ -24,24 +26,29 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from multiprocessing import forkserver
 from multiprocessing.process import BaseProcess
+from pathlib import Path
 from typing import Any
 
 from codreamer.config import Settings
 from codreamer.errors import QueueFullError, RunNotFoundError, RunStateError
 from codreamer.models import utc_now_iso
-from codreamer.runs.process import is_run_alive, run_in_child
+from codreamer.runs.execute import execute_run
+from codreamer.runs.local.process import is_run_alive, run_in_child, run_lock
 from codreamer.store.events import EventLog
 from codreamer.store.meta import read_meta, update_meta
 from codreamer.store.paths import RunPaths, check_run_id
 from codreamer.store.status import LIVE_STATUSES, RESUMABLE_STATUSES
+from codreamer.webhooks.claims import EventClaims
+from codreamer.webhooks.dispatcher import Dispatcher
 
 log = logging.getLogger(__name__)
 
 REAP_INTERVAL_S = 0.1
 ORPHAN_CHECK_S = 1.0
 PRELOAD = (
-    "codreamer.runs.process",
+    "codreamer.runs.local.process",
     "codreamer.runs.execute",
     "codreamer.webhooks.dispatcher",
     "codreamer.loop.learn_loop",
@@ -65,11 +72,6 @@ class _ThreadRun:
         self._thread = threading.Thread(target=self._main, args=(run_dir, settings), daemon=True)
 
     def _main(self, run_dir: str, settings: Settings) -> None:
-        from pathlib import Path
-
-        from codreamer.runs.execute import execute_run
-        from codreamer.runs.process import run_lock
-
         paths = RunPaths(Path(run_dir))
         try:
             with run_lock(paths) as held:
@@ -95,7 +97,9 @@ class _ThreadRun:
     kill = terminate
 
 
-class RunManager:
+class LocalExecutor:
+    """The Executor (runs/executors.py) of one API process."""
+
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         # forkserver: each run still gets a fresh process of its own (isolation, no
@@ -113,6 +117,7 @@ class RunManager:
         # exit): marked interrupted as soon as their lock frees.
         self._orphans: list[RunPaths] = []
         self._next_orphan_check = 0.0
+        self._dispatcher: Dispatcher | None = None
 
     # -- paths ---------------------------------------------------------------
     def paths(self, run_id: str) -> RunPaths:
@@ -125,14 +130,20 @@ class RunManager:
     def new_paths(self, run_id: str) -> RunPaths:
         return RunPaths.for_run(self.settings.runs_dir, run_id)
 
+    def claims(self) -> EventClaims | None:
+        return None  # an flock per event (webhooks/claims.py): one machine
+
     # -- lifecycle -----------------------------------------------------------
     def start(self) -> list[str]:
-        """Recover runs a dead process left behind, then start scheduling."""
+        """Recover runs a dead process left behind, then start scheduling, and the
+        store-wide webhook dispatcher: pending events of every run in the store,
+        whoever produced them, go on with their schedule from here (DESIGN §7)."""
         interrupted = self.recover()
         # Start the fork server (and its imports) now, not on the first run.
         threading.Thread(target=_warm_forkserver, name="forkserver-warmup", daemon=True).start()
         self._thread = threading.Thread(target=self._schedule, name="run-scheduler", daemon=True)
         self._thread.start()
+        self._dispatcher = Dispatcher.for_store(self.settings.runs_dir, self.settings).start()
         return interrupted
 
     def recover(self) -> list[str]:
@@ -177,6 +188,8 @@ class RunManager:
             self._active.pop(run_id, None)
         for run_id in queued:
             self._mark_interrupted(self.new_paths(run_id), "queued")
+        if self._dispatcher is not None:
+            self._dispatcher.close()
 
     def _mark_interrupted(self, paths: RunPaths, previous: str) -> None:
         with contextlib.suppress(Exception):
@@ -351,7 +364,5 @@ class RunManager:
 
 
 def _warm_forkserver() -> None:
-    from multiprocessing import forkserver
-
     with contextlib.suppress(Exception):
         forkserver.ensure_running()

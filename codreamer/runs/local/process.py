@@ -16,19 +16,15 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import os
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from codreamer.config import Settings
 from codreamer.logs import configure_logging
+from codreamer.runs.execute import execute_run
+from codreamer.runs.lifeline import exit_with_parent, pid_alive
 from codreamer.store.paths import RunPaths
-
-PARENT_POLL_S = 0.25
-_watching = 0  # the pid whose parent is watched already
 
 
 @contextlib.contextmanager
@@ -58,43 +54,10 @@ def is_run_alive(paths: RunPaths) -> bool:
         return held is None
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def exit_with_parent(check_alive: Any = None) -> None:
-    """Die when the process that started this one dies (SIGKILL gives it no chance to
-    clean up), so a run never goes on unsupervised. `check_alive`: a further test.
-    Once per process: a celery pool process calls it for every run it executes."""
-    global _watching
-    if _watching == os.getpid():
-        return
-    _watching = os.getpid()
-    parent = os.getppid()
-
-    def watch() -> None:
-        while True:
-            time.sleep(PARENT_POLL_S)
-            if os.getppid() != parent or (check_alive is not None and not check_alive()):
-                # No cleanup: the run's files are consistent at every instant, and
-                # whoever comes next marks the run interrupted or resumes it.
-                os._exit(70)
-
-    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
-
-
 def run_in_child(run_dir: str, settings: Settings, api_pid: int) -> None:
     """Process target: execute (or resume) the run in `run_dir`. The run process's
     parent is the fork server, which exits when the API does; either sign is enough."""
-    from codreamer.runs.execute import execute_run
-
-    exit_with_parent(lambda: _pid_alive(api_pid))
+    exit_with_parent(lambda: pid_alive(api_pid))
     # A fresh interpreter (the fork server's child): its own logging, same settings.
     configure_logging(settings.logging)
     paths = RunPaths(Path(run_dir))

@@ -40,25 +40,23 @@ import time
 from functools import lru_cache
 from typing import Any
 
-from codreamer.config import Settings, get_settings
-from codreamer.runs.redis_leases import MIN_CLAIM_TTL_S, PREFIX, RedisEventClaims
+from codreamer.config import Settings
+from codreamer.runs.celery.keys import DELIVER_TASK, queued_key
+from codreamer.runs.celery.leases import MIN_CLAIM_TTL_S, RedisEventClaims, redis_client
 from codreamer.store.paths import RunPaths, check_run_id
+from codreamer.webhooks.attempt import make_client, post_once
+from codreamer.webhooks.envelope import make_signer
 from codreamer.webhooks.outbox import Outbox, OutboxEvent, read_outbox
 from codreamer.webhooks.sender import announce, emit_when_not_live, send_if_due
 
 log = logging.getLogger(__name__)
 
-DELIVER_TASK = "codreamer.deliver_webhook"
 # Room for an ETA task to start late (a busy pool, a worker restarting) before a
 # dispatcher enqueues the same attempt again (harmless, but a wasted task).
 EARLY_SLACK_S = 0.05
 # Retries of one task chain (one per attempt, plus a few early starts); the schedule
 # allows 100 attempts at most. Past it the task fails and the dispatchers take over.
 MAX_DELIVERY_RETRIES = 1000
-
-
-def queued_key(run_id: str, webhook_id: str, attempts: int) -> str:
-    return f"{PREFIX}:queued:webhook:{run_id}:{webhook_id}:{attempts}"
 
 
 def eta_limit_s(settings: Settings) -> float:
@@ -131,24 +129,20 @@ def _me() -> str:
 @lru_cache(maxsize=4)
 def _http_for(timeout_s: float, secret: str | None, pid: int) -> tuple[Any, Any]:
     """One HTTP client (thread-safe) and signer per worker process."""
-    from codreamer.webhooks.attempt import make_client
-    from codreamer.webhooks.envelope import make_signer
-
     return make_client(timeout_s), make_signer(secret)
 
 
-def deliver_task(task: Any, run_id: str, webhook_id: str, attempts: int | None = None) -> str:
-    """The body of `codreamer.deliver_webhook` (bound): one attempt at the event, if it
-    is still due, then the next attempt scheduled if it fits a countdown."""
-    from codreamer.runs.celery_app import redis_client
-    from codreamer.webhooks.attempt import post_once
-
-    settings = get_settings()
+def deliver_task(
+    settings: Settings, task: Any, run_id: str, webhook_id: str, attempts: int | None = None
+) -> str:
+    """The body of `codreamer.deliver_webhook` (bound, registered with the worker's
+    settings by app.py): one attempt at the event, if it is still due, then the next
+    attempt scheduled if it fits a countdown."""
     url = settings.frontend_url
     if not url:
         return "no-url"  # stays pending for a worker that has a receiver configured
     paths = RunPaths.for_run(settings.runs_dir, check_run_id(run_id))
-    client = redis_client(settings)
+    client = redis_client(settings.cluster)
     http, signer = _http_for(settings.webhook_timeout_s, settings.webhook_secret, os.getpid())
     outbox = Outbox(paths, settings.webhooks.schedule)
     sender = f"task {task.request.id} on {_me()}"

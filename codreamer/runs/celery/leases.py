@@ -15,13 +15,17 @@ import socket
 import threading
 import uuid
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
+import redis
+
+from codreamer.config import ClusterSettings
+from codreamer.runs.celery.keys import claim_key
 from codreamer.store.paths import RunPaths
 
 log = logging.getLogger(__name__)
 
-PREFIX = "codreamer"
 _RELEASE = (
     "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0"
 )
@@ -44,8 +48,15 @@ def holder_token() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
-def run_lease_key(run_id: str) -> str:
-    return f"{PREFIX}:lease:run:{run_id}"
+@lru_cache(maxsize=4)
+def _redis_for(url: str, pid: int) -> Any:
+    return redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
+
+
+def redis_client(cluster: ClusterSettings) -> Any:
+    """One client per process (a forked child must not share its parent's sockets)."""
+    assert cluster.broker_url
+    return _redis_for(cluster.broker_url, os.getpid())
 
 
 class Lease:
@@ -102,8 +113,7 @@ class RedisEventClaims:
         self.token = holder_token()
 
     def claim(self, paths: RunPaths, webhook_id: str) -> Callable[[], None] | None:
-        key = f"{PREFIX}:claim:webhook:{paths.run_id}:{webhook_id}"
-        lease = Lease(self.client, key, self.ttl_s, self.token)
+        lease = Lease(self.client, claim_key(paths.run_id, webhook_id), self.ttl_s, self.token)
         try:
             if not lease.acquire():
                 return None
