@@ -10,6 +10,12 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_KG = REPO.parent / "shared" / "kg"
+# Benchmarks run as `python benchmarks/x.py`, so only benchmarks/ is on sys.path, and
+# `codreamer` comes from the editable install, appended after site-packages. The
+# launchers they share with the tests (tests/support/) need the checkout itself, and
+# first: an installed distribution ships a top-level `tests` package that would win.
+# So a benchmark imports `_common` before `tests.support` (isort keeps that order:
+# `_common` sorts with the third-party imports, `tests` with the first-party ones).
 sys.path.insert(0, str(REPO))
 
 GRAPHS = {

@@ -27,10 +27,7 @@ import json
 import os
 import platform
 import shutil
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -38,17 +35,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from _common import SHARED_KG as KG
 
-REPO = Path(__file__).resolve().parents[1]
-KG = REPO.parent / "shared" / "kg"
+from tests.support.api import ApiServer
+
 TRAIN = {"iterations": 50, "depth": 12, "group_size": 256, "seed": 1}
 TARGETS_MS = {"get_run_p99": 50.0, "post_learn_loop_p99": 100.0}
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _stats(samples_s: list[float]) -> dict[str, float]:
@@ -60,57 +52,6 @@ def _stats(samples_s: list[float]) -> dict[str, float]:
         "p99_ms": round(q[98], 2),
         "max_ms": round(ms[-1], 2),
     }
-
-
-class Server:
-    def __init__(self, home: Path, executor: str) -> None:
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        shutil.copytree(REPO / "data", home / "data")
-        env = {
-            **{k: v for k, v in os.environ.items() if not k.startswith("CODREAMER_")},
-            "CODREAMER_RESULTS_DIR": str(home / "results"),
-            "CODREAMER_DATA_DIR": str(home / "data"),
-            "CODREAMER_MAX_CONCURRENT_RUNS": "2",
-            "CODREAMER_MAX_QUEUED_RUNS": "500",
-            "CODREAMER_RUN_EXECUTOR": executor,
-            "PYTHONPATH": str(REPO),
-        }
-        env.pop("FRONTEND_URL", None)
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "codreamer.cli",
-                "api",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(self.port),
-                "--log-level",
-                "warning",
-            ],
-            cwd=home,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        raise RuntimeError("API did not start")
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(15)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
 
 
 def _timed(client: httpx.Client, method: str, url: str, **kw: Any) -> tuple[float, httpx.Response]:
@@ -139,7 +80,14 @@ def _throughput(url: str, seconds: float, clients: int = 4) -> float:
 
 def measure(executor: str, n: int, posts: int) -> dict[str, Any]:
     home = Path(tempfile.mkdtemp(prefix=f"bench-api-{executor}-"))
-    server = Server(home, executor)
+    server = ApiServer(
+        home,
+        {
+            "CODREAMER_MAX_CONCURRENT_RUNS": "2",
+            "CODREAMER_MAX_QUEUED_RUNS": "500",
+            "CODREAMER_RUN_EXECUTOR": executor,
+        },
+    ).start(timeout=60)
     synthetic = json.loads((KG / "synthetic-data-16.json").read_text())
     weave = json.loads((KG / "weave-feedback-5.request.json").read_text())
     try:

@@ -24,19 +24,18 @@ import json
 import os
 import platform
 import statistics
-import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
+import _common  # noqa: F401 - puts the checkout on sys.path, for tests.support
 import httpx
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(REPO / "tests" / "e2e"), str(REPO / "tests" / "api")]
-from api_support import Receiver, weave_request  # noqa: E402
-from cluster_support import RedisServer, Worker, cluster_env, replica  # noqa: E402
+from tests.support.api import weave_request
+from tests.support.cluster import RedisServer, Worker, cluster_env, replica
+from tests.support.receiver import Receiver
 
 # Embedded runs big enough that training, not start-up and hand-offs, dominates (a few
 # s each on this machine): since deliveries left the run (Celery tasks), a 3-iteration

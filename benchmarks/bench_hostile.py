@@ -38,8 +38,6 @@ import platform
 import select
 import shutil
 import socket
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -48,20 +46,16 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import _common  # noqa: F401 - puts the checkout on sys.path, for tests.support
 import httpx
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.support.api import ApiServer
+
 TARGET_RSS_GROWTH_MB = 100.0
 TARGET_HEAD_RSS_GROWTH_MB = 50.0
 MAX_HEAD_REPLY_BYTES = 4096
 CONCURRENT = 8
 LIMIT = 2_000_000
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _rss_mb(pid: int) -> float:
@@ -292,30 +286,10 @@ def main() -> None:
 
     bodies = hostile_bodies()
     home = Path(tempfile.mkdtemp(prefix="bench-hostile-"))
-    shutil.copytree(REPO / "data", home / "data")
-    port = _free_port()
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith(("CODREAMER_", "FRONTEND"))},
-        "CODREAMER_RESULTS_DIR": str(home / "results"),
-        "CODREAMER_DATA_DIR": str(home / "data"),
-        "PYTHONPATH": str(REPO),
-    }
-    cmd = [sys.executable, "-m", "codreamer.cli", "api", "--port", str(port),
-           "--log-level", "warning"]  # fmt: skip
-    proc = subprocess.Popen(cmd, cwd=home, env=env, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
+    api = ApiServer(home).start(timeout=60)
+    proc, url, port = api.proc, api.url, api.port
+    assert proc is not None
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(url + "/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise SystemExit("the API did not start")
-            time.sleep(0.2)
-
         # The baseline: the API as started, then the same bursts with benign reads.
         time.sleep(0.5)
         before = _rss_mb(proc.pid)
@@ -367,11 +341,7 @@ def main() -> None:
         written = sorted(p.name for p in runs_dir.iterdir()) if runs_dir.exists() else []
         head_growth = head_peak - head_before
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        api.stop(grace_s=10)
         shutil.rmtree(home, ignore_errors=True)
 
     growth = hostile_peak - before

@@ -19,20 +19,18 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import httpx
+from _common import REPO as ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from web.signature import sign_headers  # noqa: E402
-from web.testing import free_port  # noqa: E402
+from tests.support.server import ServerProcess, free_port, uvicorn_ready
+from web.signature import sign_headers
 
 SECRET = "bench-shared-secret"
 MAX_SECONDS_PER_PHASE = 60.0
@@ -42,25 +40,21 @@ import uvicorn
 from web.app import create_app
 from web.config import WebSettings
 settings = WebSettings(webhook_secret={secret!r}, api_url="http://127.0.0.1:9")
-uvicorn.run(create_app(settings), host="127.0.0.1", port={port}, log_level="warning",
+# "info" for uvicorn's one "running on" line, the launcher's sign; no line a request.
+uvicorn.run(create_app(settings), host="127.0.0.1", port={port}, log_level="info",
             access_log=False)
 """
 
 
-def start_server(port: int) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen(
-        [sys.executable, "-c", SERVER.format(secret=SECRET, port=port)], cwd=ROOT, env=env
-    )
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=0.5).status_code == 200:
-                return proc
-        except httpx.HTTPError:
-            time.sleep(0.05)
-    proc.kill()
-    raise RuntimeError("dashboard did not start")
+def start_server(port: int) -> ServerProcess:
+    """The dashboard in its own process, ready once uvicorn says it listens."""
+    return ServerProcess(
+        [sys.executable, "-c", SERVER.format(secret=SECRET, port=port)],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        log=Path(tempfile.mkdtemp(prefix="bench-receiver-")) / "dashboard.log",
+        ready=[uvicorn_ready(port)],
+    ).start(timeout=20)
 
 
 def webhook(i: int) -> tuple[bytes, dict[str, str]]:
@@ -164,8 +158,7 @@ def main() -> None:
         if final_iteration != total - 1:
             raise RuntimeError(f"not every webhook was applied (last: {final_iteration})")
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        proc.stop(grace_s=10)
 
     receiver_result = {"sequential": hooks_seq, "concurrent": hooks_conc}
     bare_result = {"sequential": bare_seq, "concurrent": bare_conc}

@@ -18,7 +18,6 @@ import argparse
 import json
 import platform
 import statistics
-import sys
 import tempfile
 import threading
 import time
@@ -26,19 +25,17 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+import _common  # noqa: F401 - puts the checkout on sys.path, for tests.support
+from fastapi import FastAPI, Request, Response
 
-from fastapi import FastAPI, Request, Response  # noqa: E402
-
-from codreamer.config import Settings  # noqa: E402
-from codreamer.models import FinalEmail, WebhookPayload  # noqa: E402
-from codreamer.store.paths import RunPaths  # noqa: E402
-from codreamer.webhooks.claims import FileClaims  # noqa: E402
-from codreamer.webhooks.dispatcher import Dispatcher  # noqa: E402
-from codreamer.webhooks.outbox import Outbox  # noqa: E402
-from codreamer.webhooks.schedule import parse_schedule  # noqa: E402
-from web.testing import serve_in_thread  # noqa: E402
+from codreamer.config import Settings
+from codreamer.models import FinalEmail, WebhookPayload
+from codreamer.store.paths import RunPaths
+from codreamer.webhooks.claims import FileClaims
+from codreamer.webhooks.dispatcher import Dispatcher
+from codreamer.webhooks.outbox import Outbox
+from codreamer.webhooks.schedule import parse_schedule
+from tests.support.server import serve_in_thread
 
 SCHEDULE = "0,0.2,0.2,0.2"
 EVENTS_PER_RUN = 52

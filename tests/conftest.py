@@ -7,13 +7,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-# The reference graphs sit beside the checkout (../shared/kg); a git worktree one
-# level deeper (wt/<name>) finds them one level further up.
-SHARED_KG = next(
-    (p for p in (REPO.parent / "shared" / "kg", REPO.parents[1] / "shared" / "kg") if p.is_dir()),
-    REPO.parent / "shared" / "kg",
-)
+from tests.support.paths import KG, REPO
 
 
 @pytest.fixture(scope="session")
@@ -23,8 +17,8 @@ def repo_root() -> Path:
 
 @pytest.fixture(scope="session")
 def shared_kg() -> Path:
-    assert SHARED_KG.is_dir(), f"reference graphs not found at {SHARED_KG}"
-    return SHARED_KG
+    assert KG.is_dir(), f"reference graphs not found at {KG}"
+    return KG
 
 
 @pytest.fixture(scope="session")

@@ -9,17 +9,8 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-
-
-def run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "codreamer.cli", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+from tests.support.cli import codreamer_argv, run_cli
+from tests.support.paths import REPO
 
 
 def test_help_imports_nothing_heavy() -> None:
@@ -43,13 +34,13 @@ def test_help_imports_nothing_heavy() -> None:
 
 
 def test_graph_validate_ok(shared_kg: Path) -> None:
-    out = run("graph", "validate", str(shared_kg / "synthetic-data-16.json"))
+    out = run_cli("graph", "validate", str(shared_kg / "synthetic-data-16.json"))
     assert out.returncode == 0, out.stderr
     lines = out.stdout.strip().splitlines()
     assert len(lines) == 1
     assert "16 nodes" in lines[0] and "44 edges" in lines[0] and "8 paths" in lines[0]
     assert "6 hops" in lines[0]
-    assert run("graph", "validate", "data/graph.json").returncode == 0
+    assert run_cli("graph", "validate", "data/graph.json").returncode == 0
 
 
 def test_graph_validate_bad(tmp_path: Path) -> None:
@@ -59,7 +50,7 @@ def test_graph_validate_bad(tmp_path: Path) -> None:
         {"id": "Customer Job"},
         {"id": 5},
     ]))  # fmt: skip
-    out = run("graph", "validate", str(bad))
+    out = run_cli("graph", "validate", str(bad))
     assert out.returncode == 1
     lines = out.stdout.strip().splitlines()
     assert any("'Ghost'" in ln for ln in lines)
@@ -74,7 +65,7 @@ def test_graph_validate_missing_or_not_json(tmp_path: Path, content: str | None)
     f = tmp_path / "g.json"
     if content is not None:
         f.write_text(content)
-    out = run("graph", "validate", str(f))
+    out = run_cli("graph", "validate", str(f))
     assert out.returncode == 1
     assert "g.json" in out.stdout
 
@@ -94,7 +85,7 @@ def _emails_file(tmp_path: Path) -> Path:
 
 
 def test_judge_json_shape_and_order(tmp_path: Path) -> None:
-    out = run("judge", str(_emails_file(tmp_path)), "--graph", "data/graph.json", "--json")
+    out = run_cli("judge", str(_emails_file(tmp_path)), "--graph", "data/graph.json", "--json")
     assert out.returncode == 0, out.stderr
     rows = [json.loads(ln) for ln in out.stdout.strip().splitlines()]
     assert [r["line"] for r in rows] == [1, 3, 4]
@@ -118,22 +109,22 @@ def test_judge_json_shape_and_order(tmp_path: Path) -> None:
 
 def test_judge_scenario_by_id_and_by_file(tmp_path: Path) -> None:
     emails = _emails_file(tmp_path)
-    by_id = run("judge", str(emails), "--scenario", "medroute-pilot", "--json")
+    by_id = run_cli("judge", str(emails), "--scenario", "medroute-pilot", "--json")
     assert by_id.returncode == 0, by_id.stderr
     sc = tmp_path / "sc.json"
     sc.write_text(json.dumps({"prospect": {"name": "Priya Natarajan"}, "goal": "Book a call"}))
-    by_file = run("judge", str(emails), "--scenario", str(sc), "--json")
+    by_file = run_cli("judge", str(emails), "--scenario", str(sc), "--json")
     assert by_file.returncode == 0, by_file.stderr
     first = json.loads(by_file.stdout.splitlines()[1])  # "Hi Priya" now names the prospect
     assert first["criteria"]["personalisation"]["score"] > 0
-    unknown = run("judge", str(emails), "--scenario", "nope")
+    unknown = run_cli("judge", str(emails), "--scenario", "nope")
     assert unknown.returncode == 1
     assert "nope" in unknown.stderr and "northfield-dairy-ops" in unknown.stderr
 
 
 def test_judge_several_scenarios_and_no_graph(tmp_path: Path) -> None:
     emails = _emails_file(tmp_path)
-    out = run("judge", str(emails), "--scenario", "northfield-dairy-ops",
+    out = run_cli("judge", str(emails), "--scenario", "northfield-dairy-ops",
               "--scenario", "medroute-pilot", "--json")  # fmt: skip
     assert out.returncode == 0, out.stderr
     rows = [json.loads(ln) for ln in out.stdout.strip().splitlines()]
@@ -145,35 +136,35 @@ def test_judge_several_scenarios_and_no_graph(tmp_path: Path) -> None:
         rows[2]["criteria"]["personalisation"]["score"]
         > rows[3]["criteria"]["personalisation"]["score"]
     )
-    bare = run("judge", str(emails), "--no-graph", "--json")
+    bare = run_cli("judge", str(emails), "--no-graph", "--json")
     assert bare.returncode == 0, bare.stderr
     for r in map(json.loads, bare.stdout.strip().splitlines()):
         assert r["criteria"]["argument"]["reason"] == "no graph: not scored"
         assert r["criteria"]["argument"]["weight"] == r["criteria"]["grounding"]["weight"] == 0
-    both = run("judge", str(emails), "--no-graph", "--graph", "data/graph.json")
+    both = run_cli("judge", str(emails), "--no-graph", "--graph", "data/graph.json")
     assert both.returncode == 1 and "--no-graph" in both.stderr
     sc = tmp_path / "seeded.json"
     sc.write_text(json.dumps({"prospect": {"name": "Ann"}, "goal": "A call",
                               "seed_nodes": ["Nowhere"]}))  # fmt: skip
-    seeded = run("judge", str(emails), "--scenario", "medroute-pilot", "--scenario", str(sc))
+    seeded = run_cli("judge", str(emails), "--scenario", "medroute-pilot", "--scenario", str(sc))
     assert seeded.returncode == 1 and "'Nowhere'" in seeded.stderr
 
 
 def test_judge_bad_line_named(tmp_path: Path) -> None:
     f = tmp_path / "e.jsonl"
     f.write_text('{"subject": "a", "body": "b"}\n{"subject": 1\n')
-    out = run("judge", str(f), "--json")
+    out = run_cli("judge", str(f), "--json")
     assert out.returncode == 1
     assert "line 2" in out.stderr and out.stdout == ""
     f.write_text('{"subject": "a", "body": "b"}\n[1, 2]\n')
-    assert "line 2" in run("judge", str(f)).stderr
+    assert "line 2" in run_cli("judge", str(f)).stderr
     f.write_text('{"subject": "a", "body": "b", "citations": "Customer Job"}\n')
-    out = run("judge", str(f))
+    out = run_cli("judge", str(f))
     assert out.returncode == 1 and "line 1" in out.stderr and "citations" in out.stderr
 
 
 def test_judge_table(tmp_path: Path) -> None:
-    out = run("judge", str(_emails_file(tmp_path)))
+    out = run_cli("judge", str(_emails_file(tmp_path)))
     assert out.returncode == 0, out.stderr
     assert "Quick note" in out.stdout and "total" in out.stdout
 
@@ -182,7 +173,7 @@ def test_learn_loop_names_a_trainer_the_policy_cannot_use(tmp_path: Path) -> Non
     import os
 
     env = {**os.environ, "CODREAMER_RESULTS_DIR": str(tmp_path / "results")}
-    cmd = [sys.executable, "-m", "codreamer.cli", "learn-loop", "1", "1"]
+    cmd = codreamer_argv("learn-loop", "1", "1")
     cmd += ["--policy", "embedded", "--trainer", "prompt"]
     out = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 2
@@ -204,7 +195,7 @@ def test_learn_loop_summary_has_the_oracle_only_when_asked(tmp_path: Path, share
     graph = shared_kg / "synthetic-data-16.json"
     env = {**os.environ, "CODREAMER_RESULTS_DIR": str(tmp_path / "results")}
     # Depth 1: few walks, so the summary's capped search stays within its cap.
-    cmd = [sys.executable, "-m", "codreamer.cli", "learn-loop", "1", "1", "--json"]
+    cmd = codreamer_argv("learn-loop", "1", "1", "--json")
     cmd += ["--group-size", "2", "--graph", str(graph)]
     rewards = []
     for extra in ([], ["--oracle"]):
@@ -258,7 +249,7 @@ def test_evaluate_prints_each_prospect_s_email(tmp_path: Path, shared_kg: Path) 
     import os
 
     env = {**os.environ, "CODREAMER_RESULTS_DIR": str(tmp_path / "results")}
-    cmd = [sys.executable, "-m", "codreamer.cli", "learn-loop", "2", "--json", "--group-size", "4"]
+    cmd = codreamer_argv("learn-loop", "2", "--json", "--group-size", "4")
     prospects = json.loads(
         (REPO / "benchmarks" / "prospects" / "synthetic-data-16.json").read_text()
     )
@@ -268,7 +259,7 @@ def test_evaluate_prints_each_prospect_s_email(tmp_path: Path, shared_kg: Path) 
     out = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     run_id = json.loads(out.stdout.strip().splitlines()[-1])["run_id"]
-    cmd = [sys.executable, "-m", "codreamer.cli", "evaluate", "--run", run_id]
+    cmd = codreamer_argv("evaluate", "--run", run_id)
     out = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("2 training scenarios  mean reward ")
@@ -281,7 +272,7 @@ def test_iterations_and_depth_are_options_as_well_as_positionals(tmp_path: Path)
 
     env = {**os.environ, "CODREAMER_RESULTS_DIR": str(tmp_path / "results")}
     env.pop("FRONTEND_URL", None)
-    base = [sys.executable, "-m", "codreamer.cli", "learn-loop", "--group-size", "2", "--json"]
+    base = codreamer_argv("learn-loop", "--group-size", "2", "--json")
     out = subprocess.run(
         [*base, "--iterations", "2", "--depth", "3"],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=120,
@@ -307,7 +298,7 @@ def test_iterations_and_depth_are_options_as_well_as_positionals(tmp_path: Path)
 def test_version() -> None:
     from codreamer import __version__
 
-    out = run("--version")
+    out = run_cli("--version")
     assert out.returncode == 0 and out.stdout.strip() == f"codreamer {__version__}"
 
 
@@ -325,7 +316,7 @@ def test_help_reads_plainly(page: list[str]) -> None:
     import os
 
     out = subprocess.run(
-        [sys.executable, "-m", "codreamer.cli", *page, "--help"],
+        codreamer_argv(*page, "--help"),
         cwd=REPO, env={**os.environ, "COLUMNS": "80"}, capture_output=True, text=True,
         timeout=60,
     )  # fmt: skip
@@ -340,7 +331,7 @@ def test_help_reads_plainly(page: list[str]) -> None:
 
 
 def test_learn_loop_help_lists_the_settings_once_with_their_defaults() -> None:
-    text = " ".join(run("learn-loop", "--help").stdout.split())
+    text = " ".join(run_cli("learn-loop", "--help").stdout.split())
     assert "learn-loop [OPTIONS] [ITERATIONS] [DEPTH]" in text
     assert (
         "--iterations N Learning iterations after the baseline (1-50) (default 3; env NUM_ITERS)."
@@ -381,12 +372,12 @@ def test_oracle_on_a_graph_of_one_s_own_writes_to_the_neutral_reader(
     tmp_path: Path, shared_kg: Path
 ) -> None:
     own = shared_kg / "synthetic-data-16.json"
-    out = run("oracle", "--graph", str(own), "--json", "--max-emails", "200000")
+    out = run_cli("oracle", "--graph", str(own), "--json", "--max-emails", "200000")
     assert out.returncode == 0, out.stderr
     found = json.loads(out.stdout)
     assert found["scenario"] == "neutral-reader"
     assert "Priya" not in found["email"]["body"], found["email"]["body"][:80]
-    sample = run("oracle", "--json")  # the default graph: the first sample prospect
+    sample = run_cli("oracle", "--json")  # the default graph: the first sample prospect
     assert sample.returncode == 0, sample.stderr
     first = json.loads((REPO / "data" / "scenarios.json").read_text())[0]
     assert json.loads(sample.stdout)["scenario"] == first["id"]

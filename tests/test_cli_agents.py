@@ -9,11 +9,12 @@ import io
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.support.cli import run_cli
 
 REPO = Path(__file__).resolve().parents[1]
 PIPEDRIVE = (
@@ -38,14 +39,7 @@ class Cli:
         }
 
     def __call__(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "codreamer.cli", *args],
-            cwd=self.home,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=180,
-        )
+        return run_cli(*args, cwd=self.home, base=self.env, timeout=180)
 
 
 def last_json(out: str) -> Any:

@@ -8,9 +8,8 @@ import pytest
 from pydantic import AliasChoices
 
 from codreamer.config import Settings
+from tests.support.paths import REPO
 from web.config import WebSettings
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 def _env_names(cls: type) -> set[str]:

@@ -20,9 +20,8 @@ from codreamer.loop.learn_loop import run_learn_loop
 from codreamer.loop.local import new_local_run
 from codreamer.models import WebhookPayload as BackendPayload
 from codreamer.runs.spec import RunSpec
+from tests.support.paths import REPO
 from web.models import WebhookPayload as ReceiverPayload
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 def test_field_names_and_required_fields_match() -> None:

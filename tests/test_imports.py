@@ -8,7 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from llm.openai_server import OpenAIServer, clean_env
+from tests.support.env import clean_env
+from tests.support.openai_server import OpenAIServer
 
 HEAVY = ("art", "weave", "litellm", "openai", "torch", "wandb", "xllamacpp")
 

@@ -9,9 +9,9 @@ import importlib.metadata
 import importlib.util
 import re
 import tomllib
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.support.paths import REPO
+
 FIX = (
     "run `uv sync --extra art --extra celery && uv run python scripts/pin_dependencies.py` "
     "and commit it"

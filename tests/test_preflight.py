@@ -6,11 +6,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from llm.openai_server import clean_env, codreamer_bin
 
 from codreamer.config import Settings
 from codreamer.errors import ConfigError
 from codreamer.preflight import check_policy, check_ready, has_cuda_gpu, installed
+from tests.support.cli import codreamer_bin
+from tests.support.env import clean_env
 
 
 @pytest.fixture(autouse=True)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,8 +14,8 @@ from codreamer.api.schemas import LearnLoopRequest
 from codreamer.api.service import Catalog, config_from_request
 from codreamer.config import Settings
 from codreamer.models import Sender
-
-REPO = Path(__file__).resolve().parents[1]
+from tests.support.cli import codreamer_argv
+from tests.support.paths import REPO
 
 
 def test_settings_give_the_default_sender(clean_llm_env: None) -> None:
@@ -57,10 +56,7 @@ def test_a_bad_sender_is_named(tmp_path: Path, sender: dict, where: str) -> None
 
 def test_the_cli_run_signs_with_the_sender(tmp_path: Path) -> None:
     out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "codreamer.cli",
+        codreamer_argv(
             "learn-loop",
             "1",
             "2",
@@ -71,7 +67,7 @@ def test_the_cli_run_signs_with_the_sender(tmp_path: Path) -> None:
             "--sender-company",
             "Frostline",
             "--json",
-        ],
+        ),
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -98,8 +94,8 @@ def test_the_sender_reaches_the_judge_in_a_run(tmp_path: Path) -> None:
     with the prospect's name only if it is told who sends: dropped anywhere on the
     run's path, every email signed 'Priya Natarajan' to Priya is marked confused."""
     out = subprocess.run(
-        [sys.executable, "-m", "codreamer.cli", "learn-loop", "1", "2", "--group-size", "4",
-         "--scenario", "northfield-dairy-ops", "--sender-name", "Priya Natarajan", "--json"],
+        codreamer_argv("learn-loop", "1", "2", "--group-size", "4",
+         "--scenario", "northfield-dairy-ops", "--sender-name", "Priya Natarajan", "--json"),
         cwd=tmp_path, capture_output=True, text=True, timeout=120,
         env={"PATH": "/usr/bin:/bin", "CODREAMER_DATA_DIR": str(REPO / "data"),
              "HOME": str(tmp_path)},
@@ -129,8 +125,8 @@ def test_the_sender_reaches_the_judge_command(tmp_path: Path) -> None:
 
     def reason(*extra: str) -> str:
         out = subprocess.run(
-            [sys.executable, "-m", "codreamer.cli", "judge", str(tmp_path / "e.jsonl"),
-             "--scenario", "northfield-dairy-ops", "--json", *extra],
+            codreamer_argv("judge", str(tmp_path / "e.jsonl"),
+             "--scenario", "northfield-dairy-ops", "--json", *extra),
             cwd=tmp_path, capture_output=True, text=True, timeout=120,
             env={"PATH": "/usr/bin:/bin", "CODREAMER_DATA_DIR": str(REPO / "data"),
                  "HOME": str(tmp_path)},

@@ -8,12 +8,12 @@ import sys
 import types
 
 import pytest
-from llm.openai_server import OpenAIServer
 
 from codreamer import tracing
 from codreamer.config import Settings
 from codreamer.errors import ConfigError
 from codreamer.llm.client import ChatClient
+from tests.support.openai_server import OpenAIServer
 
 
 @pytest.fixture

@@ -5,22 +5,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import subprocess
 import uuid
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pytest
-from llm.openai_server import (
-    OpenAIServer,
-    Reply,
-    clean_env,
-    codreamer_bin,
-    error,
-    text,
-    tool_calls,
-    walker_turn,
-)
 
 from codreamer.agent.policies.openai_policy import NUDGE, REMINDER, LLMDecision, OpenAIPolicy
 from codreamer.agent.rollout import RolloutEnv, rollout
@@ -29,11 +19,14 @@ from codreamer.agent.trajectory import TrajectoryMeta
 from codreamer.errors import ConfigError, PolicyError
 from codreamer.graph.scores import NodeScores
 from codreamer.llm.client import ChatClient
-
-REPO = Path(__file__).resolve().parents[2]
-
+from tests.support.cli import run_cli
+from tests.support.openai_server import OpenAIServer, Reply, error, text, tool_calls, walker_turn
+from tests.support.receiver import Receiver
 
 # `store` and `scenario` (the sample graph, its first scenario) come from tests/conftest.py.
+# The installed `codreamer` script, as a user runs it.
+cli = partial(run_cli, script=True, timeout=240)
+
 pytestmark = pytest.mark.usefixtures("clean_llm_env")
 
 
@@ -276,33 +269,20 @@ def test_from_settings_without_an_endpoint_is_a_config_error(store):
 # --- the acceptance run, through the CLI ---------------------------------------------
 
 
-def run_cli(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [codreamer_bin(), *args],
-        cwd=cwd,
-        env=clean_env(**env),
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
-
-
 def run_dir(results: Path) -> Path:
     (d,) = (results / "runs").iterdir()
     return d
 
 
 def test_learn_loop_on_the_openai_policy_writes_what_embedded_writes(tmp_path, server):
-    import sys
-
-    sys.path.insert(0, str(REPO / "tests" / "api"))
-    from webhook_receiver import Receiver
-
     with Receiver() as receiver:
         res_llm = tmp_path / "llm"
-        p = run_cli(
-            ["learn-loop", "2", "5", "--json"],
-            tmp_path,
+        p = cli(
+            "learn-loop",
+            "2",
+            "5",
+            "--json",
+            cwd=tmp_path,
             CODREAMER_POLICY="openai",
             OPENAI_BASE_URL=server.url,
             CODREAMER_RESULTS_DIR=str(res_llm),
@@ -320,7 +300,7 @@ def test_learn_loop_on_the_openai_policy_writes_what_embedded_writes(tmp_path, s
     assert server.chat_requests("agent")
 
     res_emb = tmp_path / "embedded"
-    q = run_cli(["learn-loop", "2", "5", "--json"], tmp_path, CODREAMER_RESULTS_DIR=str(res_emb))
+    q = cli("learn-loop", "2", "5", "--json", cwd=tmp_path, CODREAMER_RESULTS_DIR=str(res_emb))
     assert q.returncode == 0, q.stderr
     llm_files = {f.name for f in run_dir(res_llm).iterdir()}
     emb_files = {f.name for f in run_dir(res_emb).iterdir()}
@@ -334,9 +314,11 @@ def test_learn_loop_on_the_openai_policy_writes_what_embedded_writes(tmp_path, s
 
 
 def test_learn_loop_without_an_endpoint_fails_fast_with_one_line(tmp_path):
-    p = run_cli(
-        ["learn-loop", "2", "5"],
-        tmp_path,
+    p = cli(
+        "learn-loop",
+        "2",
+        "5",
+        cwd=tmp_path,
         CODREAMER_POLICY="openai",
         CODREAMER_RESULTS_DIR=str(tmp_path / "r"),
     )

@@ -15,8 +15,7 @@ from codreamer.graph.schema import is_product_feature
 from codreamer.graph.scores import NodeScores
 from codreamer.graph.store import GraphStore
 from codreamer.loaders import load_scenarios
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.support.paths import REPO
 
 
 def _env(graph: Path, depth: int) -> tuple[GraphStore, RolloutEnv]:

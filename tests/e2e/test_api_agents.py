@@ -12,26 +12,10 @@ from typing import Any
 
 import httpx
 import pytest
-from api_support import ApiServer, weave_graph_variant, weave_request
+
+from tests.support.api import ApiServer, follow, weave_graph_variant, weave_request
 
 pytestmark = pytest.mark.e2e
-
-
-def follow(url: str, timeout: float = 180) -> list[dict[str, Any]]:
-    """Read a Server-Sent Events stream to its `end` event; the events, in order."""
-    events: list[dict[str, Any]] = []
-    with httpx.stream("GET", url, timeout=timeout) as r:
-        assert r.status_code == 200, r.read()
-        name = None
-        for line in r.iter_lines():
-            if line.startswith("event:"):
-                name = line.split(":", 1)[1].strip()
-            elif line.startswith("data:") and name != "ping":
-                data = json.loads(line.split(":", 1)[1])
-                if name == "end":
-                    return events
-                events.append(data)
-    raise AssertionError("the stream ended without an end event")
 
 
 def run_to_end(api: ApiServer, body: dict[str, Any]) -> dict[str, Any]:

@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from api_support import ApiServer, weave_request
-from event_gate import EventGate
+
+from tests.support.api import ApiServer, follow, weave_request
+from tests.support.event_gate import EventGate
 
 pytestmark = pytest.mark.e2e
 
@@ -35,22 +35,6 @@ HUBSPOT_CSV = (
     '8,Mei,Chen,mei@tensorly.io,"Director, Data",Tensorly,Software,"customer\r\nsince 2023"\r\n'
     "9,,,,CTO,Nameless,AI,lead\r\n"
 )
-
-
-def follow(url: str, timeout: float = 180) -> list[dict[str, Any]]:
-    """Read a Server-Sent Events stream to its `end` event; the events, in order."""
-    events: list[dict[str, Any]] = []
-    with httpx.stream("GET", url, timeout=timeout) as r:
-        assert r.status_code == 200, r.read()
-        name = None
-        for line in r.iter_lines():
-            if line.startswith("event:"):
-                name = line.split(":", 1)[1].strip()
-            elif line.startswith("data:") and name != "ping":
-                if name == "end":
-                    return events
-                events.append(json.loads(line.split(":", 1)[1]))
-    raise AssertionError("the stream ended without an end event")
 
 
 def run_to_end(api: ApiServer, body: dict[str, Any]) -> dict[str, Any]:

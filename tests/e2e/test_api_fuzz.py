@@ -10,10 +10,11 @@ from collections.abc import Iterator
 
 import pytest
 import schemathesis
-from api_support import ApiServer
 from hypothesis import HealthCheck, given, settings
 from hypothesis.errors import Unsatisfiable
 from schemathesis.checks import not_a_server_error
+
+from tests.support.api import ApiServer
 
 pytestmark = pytest.mark.e2e
 

@@ -9,7 +9,8 @@ from typing import Any
 
 import httpx
 import pytest
-from api_support import ApiServer, weave_request
+
+from tests.support.api import ApiServer, weave_request
 
 pytestmark = pytest.mark.e2e
 

@@ -9,8 +9,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-from api_support import KG, ApiServer, weave_request
-from event_gate import EventGate
+
+from tests.support.api import ApiServer, weave_request
+from tests.support.event_gate import EventGate
+from tests.support.paths import KG
 
 pytestmark = pytest.mark.e2e
 

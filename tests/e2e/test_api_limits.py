@@ -4,18 +4,19 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import socket
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-from api_support import REPO, ApiServer, free_port, weave_request
-from browser_support import CHROMIUM, CHROMIUM_ARGS
+
+from tests.support.api import ApiServer, weave_request
+from tests.support.browser import chromium
+from tests.support.cli import run_cli
+from tests.support.env import bare_env
+from tests.support.server import free_port
 
 pytestmark = pytest.mark.e2e
 
@@ -138,43 +139,25 @@ def test_docs_are_served_from_local_assets(keyed: ApiServer) -> None:
 
 
 def test_docs_render_in_a_browser_without_internet(keyed: ApiServer) -> None:
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"{CHROMIUM} is missing; .ci/run must install Debian's chromium")
-        pytest.skip(f"{CHROMIUM} not installed (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
+    with chromium() as browser:
+        page = browser.new_page()
+        outside: list[str] = []
 
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page()
-            outside: list[str] = []
+        def route(r: object) -> None:  # anything not on this server is refused
+            req = r.request  # type: ignore[attr-defined]
+            if req.url.startswith(keyed.url):
+                r.continue_()  # type: ignore[attr-defined]
+            else:
+                outside.append(req.url)
+                r.abort()  # type: ignore[attr-defined]
 
-            def route(r: object) -> None:  # anything not on this server is refused
-                req = r.request  # type: ignore[attr-defined]
-                if req.url.startswith(keyed.url):
-                    r.continue_()  # type: ignore[attr-defined]
-                else:
-                    outside.append(req.url)
-                    r.abort()  # type: ignore[attr-defined]
-
-            page.route("**/*", route)
-            page.goto(f"{keyed.url}/docs")
-            page.wait_for_selector(".opblock", timeout=20_000)
-            text = page.inner_text("body")
-            assert "/learn-loop" in text and "/runs/{run_id}/events" in text
-            assert page.locator(".btn.authorize").count() == 1  # where the key goes
-            assert outside == []
-        finally:
-            browser.close()
-
-
-def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "HOME": str(cwd)}
-    return subprocess.run(
-        [sys.executable, "-m", "codreamer.cli", *args],
-        capture_output=True, text=True, timeout=60, cwd=cwd, env=env,
-    )  # fmt: skip
+        page.route("**/*", route)
+        page.goto(f"{keyed.url}/docs")
+        page.wait_for_selector(".opblock", timeout=20_000)
+        text = page.inner_text("body")
+        assert "/learn-loop" in text and "/runs/{run_id}/events" in text
+        assert page.locator(".btn.authorize").count() == 1  # where the key goes
+        assert outside == []
 
 
 @pytest.mark.parametrize(
@@ -195,7 +178,7 @@ def test_a_port_in_use_gets_one_line_naming_the_flag(
         busy.listen()
         port = busy.getsockname()[1]
         argv = [a.format(busy=port, free=free_port()) for a in args]
-        r = _cli(*argv, cwd=tmp_path)
+        r = run_cli(*argv, cwd=tmp_path, base=bare_env(tmp_path), timeout=60)
     assert r.returncode == 2, r.stderr
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1, r.stderr

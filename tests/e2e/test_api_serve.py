@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,59 +12,41 @@ from pathlib import Path
 
 import httpx
 import pytest
-from api_support import REPO, free_port
 
 from codreamer.api.service import webhook_summary
 from codreamer.store.paths import RunPaths
+from tests.support.env import clean_env
+from tests.support.paths import DATA
+from tests.support.server import ServerProcess, free_port, uvicorn_command, uvicorn_ready
 
 pytestmark = pytest.mark.e2e
 
 
 @contextmanager
 def serve(tmp_path: Path) -> Iterator[tuple[str, str]]:
-    """`codreamer serve` on free ports; yields the API's and the dashboard's URLs."""
+    """`codreamer serve` on free ports; yields the API's and the dashboard's URLs once
+    both have started."""
     pytest.importorskip("web.app")
-    shutil.copytree(REPO / "data", tmp_path / "data")
+    shutil.copytree(DATA, tmp_path / "data")
     api_port, web_port = free_port(), free_port()
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith(("CODREAMER_", "FRONTEND"))},
-        "CODREAMER_RESULTS_DIR": str(tmp_path / "results"),
-        "CODREAMER_DATA_DIR": str(tmp_path / "data"),
-        "PYTHONPATH": str(REPO),
-    }
-    log = open(tmp_path / "serve.log", "wb")  # noqa: SIM115 - the child keeps it
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "codreamer.cli", "serve", "--port", str(api_port),
-         "--web-port", str(web_port), "--log-level", "warning"],
+    server = ServerProcess(
+        uvicorn_command(
+            "codreamer.cli", "serve", "--port", str(api_port), "--web-port", str(web_port),
+            "--log-level", "warning",
+        ),
         cwd=tmp_path,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
+        env=clean_env(
+            CODREAMER_RESULTS_DIR=str(tmp_path / "results"),
+            CODREAMER_DATA_DIR=str(tmp_path / "data"),
+        ),
+        log=tmp_path / "serve.log",
+        ready=[uvicorn_ready(api_port), uvicorn_ready(web_port)],
     )  # fmt: skip
-    api, web = f"http://127.0.0.1:{api_port}", f"http://127.0.0.1:{web_port}"
+    server.start(timeout=30)
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if (
-                    httpx.get(api + "/healthz", timeout=1).status_code == 200
-                    and httpx.get(web + "/api/state", timeout=1).status_code == 200
-                ):
-                    break
-            except httpx.HTTPError:
-                pass
-            assert proc.poll() is None, (tmp_path / "serve.log").read_text()
-            assert time.monotonic() < deadline, "serve did not start"
-            time.sleep(0.1)
-        yield api, web
+        yield f"http://127.0.0.1:{api_port}", f"http://127.0.0.1:{web_port}"
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-    assert proc.returncode is not None
+        server.stop(signal.SIGINT)  # Ctrl-C, as a user stops it
 
 
 def _final_on_dashboard(web: str, run_id: str, timeout: float = 60) -> dict:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from api_support import ApiServer, api_server, weave_request
+
+from tests.support.api import ApiServer, api_server, weave_request
 
 pytestmark = pytest.mark.e2e
 

@@ -14,12 +14,14 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from api_support import REPO, ApiServer, Receiver, weave_request
 from standardwebhooks.webhooks import Webhook
 
 from codreamer.api.service import webhook_summary
 from codreamer.store.paths import RunPaths
 from codreamer.webhooks.outbox import read_outbox
+from tests.support.api import ApiServer, weave_request
+from tests.support.paths import REPO
+from tests.support.receiver import Receiver
 
 pytestmark = pytest.mark.e2e
 

@@ -6,35 +6,18 @@ exact event (codreamer/store/gate.py), never raced with sleeps."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
-from api_support import ApiServer, weave_request
-from event_gate import EventGate
+
+from tests.support.api import ApiServer, weave_request
+from tests.support.api import follow_stream as follow
+from tests.support.event_gate import EventGate
 
 pytestmark = pytest.mark.e2e
 
 LEADS = [{"Full Name": f"Lead {i}", "Job Title": "COO", "Company": f"Co {i}"} for i in range(150)]
-
-
-def follow(url: str, timeout: float = 180) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Read a Server-Sent Events stream to its `end` event: the events, and the end's data."""
-    events: list[dict[str, Any]] = []
-    with httpx.stream("GET", url, timeout=timeout) as r:
-        assert r.status_code == 200, r.read()
-        name = None
-        for line in r.iter_lines():
-            if line.startswith("event:"):
-                name = line.split(":", 1)[1].strip()
-            elif line.startswith("data:") and name != "ping":
-                data = json.loads(line.split(":", 1)[1])
-                if name == "end":
-                    return events, data
-                events.append(data)
-    raise AssertionError("the stream ended without an end event")
 
 
 def test_a_replica_starting_leaves_live_jobs_alone_and_ends_dead_ones(tmp_path: Path) -> None:

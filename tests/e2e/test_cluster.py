@@ -22,11 +22,12 @@ import time
 from pathlib import Path
 
 import httpx
-from api_support import Receiver, weave_request
-from cluster_support import CELERY_E2E, RedisServer, Worker, cluster_env, replica
-from event_gate import EventGate
 
 from codreamer.webhooks.outbox import read_outbox, summarize
+from tests.support.api import weave_request
+from tests.support.cluster import CELERY_E2E, RedisServer, Worker, cluster_env, replica
+from tests.support.event_gate import EventGate
+from tests.support.receiver import Receiver
 
 pytestmark = CELERY_E2E
 

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import httpx
-from api_support import weave_request
-from cluster_support import CELERY_E2E, RedisServer, Worker, cluster_env, replica
-from event_gate import EventGate
+
+from tests.support.api import follow, weave_request
+from tests.support.cluster import CELERY_E2E, RedisServer, Worker, cluster_env, replica
+from tests.support.event_gate import EventGate
 
 pytestmark = CELERY_E2E
 
@@ -30,22 +30,6 @@ LEADS_CSV = (
     "\ufeffFirst Name,Last Name,Email,Job Title,Company Name,Industry\r\n"
     "Dana,Lopez,dana@corpus.ai,Head of ML,Corpus Labs,AI\r\n"
 )
-
-
-def follow(url: str, timeout: float = 180) -> list[dict[str, Any]]:
-    """Read a Server-Sent Events stream to its `end` event; the events, in order."""
-    events: list[dict[str, Any]] = []
-    with httpx.stream("GET", url, timeout=timeout) as r:
-        assert r.status_code == 200, r.read()
-        name = None
-        for line in r.iter_lines():
-            if line.startswith("event:"):
-                name = line.split(":", 1)[1].strip()
-            elif line.startswith("data:") and name != "ping":
-                if name == "end":
-                    return events
-                events.append(json.loads(line.split(":", 1)[1]))
-    raise AssertionError("the stream ended without an end event")
 
 
 def test_an_agent_continued_on_another_worker(tmp_path: Path) -> None:

@@ -24,11 +24,10 @@ from collections import Counter
 from itertools import pairwise
 from pathlib import Path
 
-from api_support import weave_request
-from cluster_support import CELERY_E2E, RedisServer, Worker, cluster_env, replica
-from fastapi import FastAPI, Request, Response
-
-from web.testing import serve_in_thread
+from tests.support.api import weave_request
+from tests.support.cluster import CELERY_E2E, RedisServer, Worker, cluster_env, replica
+from tests.support.receiver import IdReceiver
+from tests.support.server import serve_in_thread
 
 pytestmark = CELERY_E2E
 
@@ -38,64 +37,27 @@ EXPECTED = ITERATIONS + 2  # baseline, each iteration, final
 FAILED_BEFORE_KILL = 6
 
 
-class FlakyReceiver:
+class FlakyReceiver(IdReceiver):
     """503 to everything until `recover()` (or to the first `fail_first` requests of
-    each webhook-id), then 200; records (webhook-id, status)."""
+    each webhook-id), then 200."""
 
     def __init__(self, fail_first: int | None = None) -> None:
-        self.requests: list[tuple[str, int]] = []
-        self.in_flight = 0
-        self._lock = threading.Condition()  # notified on every request and answer
         self._ok = threading.Event()
-        self.app = FastAPI()
+        self.fail_first = fail_first
+        super().__init__(self._decide)
 
-        @self.app.post("/hook")
-        async def hook(request: Request) -> Response:
-            with self._lock:
-                self.in_flight += 1
-            try:
-                await request.body()
-                wid = request.headers.get("webhook-id", "")
-                with self._lock:
-                    if fail_first is not None:
-                        seen = sum(1 for w, _ in self.requests if w == wid)
-                        status = 503 if seen < fail_first else 200
-                    else:
-                        status = 200 if self._ok.is_set() else 503
-                    self.requests.append((wid, status))
-                return Response(status_code=status)
-            finally:
-                with self._lock:
-                    self.in_flight -= 1
-                    self._lock.notify_all()
+    def _decide(self, webhook_id: str, seen: int) -> int:
+        if self.fail_first is not None:
+            return 503 if seen < self.fail_first else 200
+        return 200 if self._ok.is_set() else 503
 
     def wait_ok(self, n: int, timeout: float) -> None:
         """Until `n` webhook-ids were answered 200 (woken by each request)."""
-        with self._lock:
-            got = self._lock.wait_for(
-                lambda: len({w for w, s in self.requests if s == 200}) >= n, timeout
-            )
-            assert got, Counter(self.requests)
-
-    def wait_idle(self, timeout: float = 30.0) -> None:
-        """Every request that reached the receiver has been answered."""
-        with self._lock:
-            assert self._lock.wait_for(lambda: self.in_flight == 0, timeout), "still answering"
+        got = self.wait_until(lambda reqs: len({w for w, s in reqs if s == 200}) >= n, timeout)
+        assert got, Counter(self.requests)
 
     def recover(self) -> None:
         self._ok.set()
-
-    def by_id(self, status: int | None = None) -> Counter[str]:
-        with self._lock:
-            return Counter(w for w, s in self.requests if status is None or s == status)
-
-
-def _wait_ready(worker: Worker, timeout: float = 60.0) -> None:
-    """The run worker and its webhook companion both ready (two `ready.` lines)."""
-    deadline = time.monotonic() + timeout
-    while worker.log.read_text(errors="replace").count(" ready.") < 2:
-        assert time.monotonic() < deadline, worker.log.read_text()[-3000:]
-        time.sleep(0.1)
 
 
 def _attempts(run_dir: Path) -> list[dict]:
@@ -124,12 +86,11 @@ def test_deliveries_are_worker_tasks_and_survive_a_failing_receiver_and_a_killed
             CODREAMER_WEBHOOK_SCHEDULE=SCHEDULE,
             CODREAMER_RUN_LEASE_TTL="4",
         )
-        first = Worker(tmp_path / "worker-1", env)
-        second = Worker(tmp_path / "worker-2", env)
+        first = Worker(tmp_path / "worker-1", env, ready_lines=2)  # with its webhook companion
+        second = Worker(tmp_path / "worker-2", env, ready_lines=2)  # with its webhook companion
         api = replica(tmp_path / "replica", env, results)
         try:
             first.start()
-            _wait_ready(first)
             api.start()
             body = {**weave_request(), "iterations": ITERATIONS, "depth": 3, "group_size": 4}
             run_id = api.post_run(body)["run_id"]
@@ -164,7 +125,6 @@ def test_deliveries_are_worker_tasks_and_survive_a_failing_receiver_and_a_killed
             first.kill()
             killed_at = len(_attempts(run_dir))
             second.start()
-            _wait_ready(second)
             rx.recover()
 
             rx.wait_ok(EXPECTED, timeout=90)
@@ -216,11 +176,10 @@ def test_a_delay_beyond_half_the_visibility_timeout_is_left_to_the_dispatchers(
             CODREAMER_CELERY_VISIBILITY_TIMEOUT="4",
             CODREAMER_RUN_LEASE_TTL="4",
         )
-        worker = Worker(tmp_path / "worker", env)
+        worker = Worker(tmp_path / "worker", env, ready_lines=2)  # with its webhook companion
         api = replica(tmp_path / "replica", env, results)
         try:
             worker.start()
-            _wait_ready(worker)
             api.start()
             body = {**weave_request(), "iterations": ITERATIONS, "depth": 3, "group_size": 4}
             run_id = api.post_run(body)["run_id"]

@@ -12,8 +12,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from api_support import Receiver, weave_request
-from cluster_support import CELERY_E2E, RedisServer, Worker, cluster_env, replica
+from tests.support.api import weave_request
+from tests.support.cluster import CELERY_E2E, RedisServer, Worker, cluster_env, replica
+from tests.support.receiver import Receiver
 
 pytestmark = CELERY_E2E
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
-from api_support import ApiServer
 
+from tests.support.api import ApiServer
+from tests.support.server import serve_in_thread
 from web.app import create_app
 from web.config import WebSettings
-from web.testing import serve_in_thread
 
 KEY = "sekret-key"
 PASSWORD = "dashboard-password"

@@ -14,13 +14,13 @@ from typing import Any
 
 import httpx
 import pytest
-from api_support import ApiServer
-from dashboard_support import launch_browser
-from event_gate import EventGate
 
+from tests.support.api import ApiServer
+from tests.support.browser import launch_browser
+from tests.support.event_gate import EventGate
+from tests.support.server import free_port, serve_in_thread
 from web.app import create_app
 from web.config import WebSettings
-from web.testing import free_port, serve_in_thread
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 
@@ -66,8 +66,7 @@ def test_pill_and_run_line_agree_when_the_backend_dies(browser: Any, tmp_path: P
             seen = page.evaluate(READ_JS)
             assert seen["pill"] == "backend: unreachable", seen
 
-            restarted = ApiServer(api.home, api.env, port=api.port).start()
-            api.proc = restarted.proc
+            api.start()  # the same port, results and data: a restart
             page.wait_for_selector(f"#run-status:has-text('{run_id} · interrupted')")
             seen = page.evaluate(READ_JS)
             assert seen["pill"] == "backend: connected", seen

@@ -9,8 +9,6 @@ Screenshots go to test-artifacts/.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
@@ -18,12 +16,13 @@ from typing import Any
 
 import httpx
 import pytest
-from browser_support import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS
 
+from tests.support.browser import launch_browser
+from tests.support.paths import ARTIFACTS
+from tests.support.server import serve_in_thread
 from web.app import create_app
 from web.config import WebSettings
 from web.signature import sign_headers
-from web.testing import serve_in_thread
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 
@@ -38,16 +37,7 @@ TIMEOUT_MS = 10_000
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    if not shutil.which(CHROMIUM):
-        if os.environ.get("CI"):
-            pytest.fail(f"{CHROMIUM} is missing; .ci/run must install Debian's chromium")
-        pytest.skip(f"{CHROMIUM} not installed (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+    yield from launch_browser()
 
 
 class Page:

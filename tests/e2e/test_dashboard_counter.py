@@ -12,11 +12,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from dashboard_support import SIZES, ScriptedBackend, launch_browser, payload, post_webhook
 
+from tests.support.browser import launch_browser
+from tests.support.dashboard import SIZES, ScriptedBackend, payload, post_webhook
+from tests.support.server import serve_in_thread
 from web.app import create_app
 from web.config import WebSettings
-from web.testing import serve_in_thread
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 

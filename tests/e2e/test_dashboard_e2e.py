@@ -7,54 +7,36 @@ reload. Then stop the backend: the next page load shows labelled mock data.
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from api_support import KG, api_server  # tests/e2e/api_support.py: `codreamer api` subprocess
-from browser_support import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS
 
+from tests.support.browser import launch_browser, open_tab
+from tests.support.dashboard import dashboard_with_api
+from tests.support.paths import ARTIFACTS, KG
+from tests.support.server import serve_in_thread
 from web.app import create_app
 from web.config import WebSettings
-from web.testing import free_port, serve_in_thread
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 
 
 SECRET = "e2e-real-shared-secret"
+WIDE = (1440, 1000)
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    if not shutil.which(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} not installed (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+    yield from launch_browser()
 
 
 def test_generate_email_against_real_api(browser: Any, tmp_path: Path) -> None:
-    dash_port = free_port()
-    env = {
-        "FRONTEND_URL": f"http://127.0.0.1:{dash_port}/api/final-email",
-        "CODREAMER_WEBHOOK_SECRET": SECRET,
-    }
     ARTIFACTS.mkdir(exist_ok=True)
-    with api_server(tmp_path, env) as api:
-        settings = WebSettings(api_url=api.url, webhook_secret=SECRET)
-        with serve_in_thread(create_app(settings), dash_port) as dash_url:
-            context = browser.new_context(viewport={"width": 1440, "height": 1000})
-            page = context.new_page()
-            page.set_default_timeout(60_000)
-            try:
-                check_generate_flow(page, dash_url)
-            finally:
-                context.close()
+    with dashboard_with_api(tmp_path, SECRET) as (dash_url, api):
+        with open_tab(browser, WIDE) as page:
+            check_generate_flow(page, dash_url)
 
         # With the backend gone, a fresh dashboard shows labelled mock data.
         api.stop()
@@ -117,51 +99,36 @@ def test_sixteen_node_graph_from_a_chosen_file_is_legible(browser: Any, tmp_path
     graph_file = KG / "synthetic-data-16.json"
     if not graph_file.exists():
         pytest.skip(f"{graph_file} not found (shared/ is laid beside the repository)")
-    dash_port = free_port()
-    env = {
-        "FRONTEND_URL": f"http://127.0.0.1:{dash_port}/api/final-email",
-        "CODREAMER_WEBHOOK_SECRET": SECRET,
-    }
     ARTIFACTS.mkdir(exist_ok=True)
-    with api_server(tmp_path, env) as api:
-        settings = WebSettings(api_url=api.url, webhook_secret=SECRET)
-        with serve_in_thread(create_app(settings), dash_port) as dash_url:
-            context = browser.new_context(viewport={"width": 1440, "height": 1000})
-            try:
-                page = context.new_page()
-                page.set_default_timeout(60_000)
-                page.goto(dash_url + "/")
-                page.wait_for_selector("#backend-pill:has-text('connected')")
-                page.set_input_files("#graph-file", str(graph_file))
-                page.fill("#iterations", "1")
-                page.fill("#depth", "6")
-                page.click("#generate")
-                page.wait_for_selector("#run-status:has-text('Run ')")
-                run_id = page.evaluate("fetch('/api/state').then(r => r.json())")["active_run_id"]
-                page.wait_for_selector(f"#email-meta:has-text('run {run_id} · final')")
-                page.wait_for_selector("svg.graph-svg g.node >> nth=15")
-                scores = page.evaluate("fetch('/api/state').then(r => r.json())")["latest"][
-                    "node_scores"
-                ]
-                # One snapshot of every node: id, score text and box, read atomically.
-                drawn = page.evaluate("""() => [...document.querySelectorAll(
-                    'svg.graph-svg g.node')].map(g => {
-                      const r = g.querySelector('rect.box').getBoundingClientRect();
-                      return {id: g.dataset.nodeId, score: g.querySelector('.node-score')
-                        .textContent, x: r.x, y: r.y, width: r.width, height: r.height};
-                    })""")
-                assert len(drawn) == 16
-                for d in drawn:
-                    assert d["score"] == f"{min(1.0, max(0.0, scores[d['id']])):.2f}", d
-                for i, a in enumerate(drawn):  # no two boxes overlap: all labels readable
-                    for b in drawn[i + 1 :]:
-                        assert (
-                            a["x"] + a["width"] <= b["x"]
-                            or b["x"] + b["width"] <= a["x"]
-                            or a["y"] + a["height"] <= b["y"]
-                            or b["y"] + b["height"] <= a["y"]
-                        ), (a, b)
-                assert page.locator("#email-body p").count() >= 2
-                page.screenshot(path=str(ARTIFACTS / "e2e-graph-16-nodes.png"), full_page=True)
-            finally:
-                context.close()
+    with dashboard_with_api(tmp_path, SECRET) as (dash_url, _api), open_tab(browser, WIDE) as page:
+        page.goto(dash_url + "/")
+        page.wait_for_selector("#backend-pill:has-text('connected')")
+        page.set_input_files("#graph-file", str(graph_file))
+        page.fill("#iterations", "1")
+        page.fill("#depth", "6")
+        page.click("#generate")
+        page.wait_for_selector("#run-status:has-text('Run ')")
+        run_id = page.evaluate("fetch('/api/state').then(r => r.json())")["active_run_id"]
+        page.wait_for_selector(f"#email-meta:has-text('run {run_id} · final')")
+        page.wait_for_selector("svg.graph-svg g.node >> nth=15")
+        scores = page.evaluate("fetch('/api/state').then(r => r.json())")["latest"]["node_scores"]
+        # One snapshot of every node: id, score text and box, read atomically.
+        drawn = page.evaluate("""() => [...document.querySelectorAll(
+            'svg.graph-svg g.node')].map(g => {
+              const r = g.querySelector('rect.box').getBoundingClientRect();
+              return {id: g.dataset.nodeId, score: g.querySelector('.node-score')
+                .textContent, x: r.x, y: r.y, width: r.width, height: r.height};
+            })""")
+        assert len(drawn) == 16
+        for d in drawn:
+            assert d["score"] == f"{min(1.0, max(0.0, scores[d['id']])):.2f}", d
+        for i, a in enumerate(drawn):  # no two boxes overlap: all labels readable
+            for b in drawn[i + 1 :]:
+                assert (
+                    a["x"] + a["width"] <= b["x"]
+                    or b["x"] + b["width"] <= a["x"]
+                    or a["y"] + a["height"] <= b["y"]
+                    or b["y"] + b["height"] <= a["y"]
+                ), (a, b)
+        assert page.locator("#email-body p").count() >= 2
+        page.screenshot(path=str(ARTIFACTS / "e2e-graph-16-nodes.png"), full_page=True)

@@ -15,13 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from api_support import KG, REPO, ApiServer
-from browser_support import ARTIFACTS
-from dashboard_support import SIZES, check_layout, click_generate, launch_browser
 
-from web.app import create_app
-from web.config import WebSettings
-from web.testing import free_port, serve_in_thread
+from tests.support.browser import launch_browser
+from tests.support.dashboard import SIZES, check_layout, click_generate, dashboard_with_api
+from tests.support.paths import ARTIFACTS, KG, REPO
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 
@@ -96,18 +93,8 @@ def browser() -> Iterator[Any]:
 @pytest.fixture(scope="module")
 def dashboard(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     home = tmp_path_factory.mktemp("edges")
-    dash_port = free_port()
-    env = {
-        "FRONTEND_URL": f"http://127.0.0.1:{dash_port}/api/final-email",
-        "CODREAMER_WEBHOOK_SECRET": SECRET,
-    }
-    api = ApiServer(home, env).start()
-    try:
-        settings = WebSettings(api_url=api.url, webhook_secret=SECRET)
-        with serve_in_thread(create_app(settings), dash_port) as url:
-            yield url
-    finally:
-        api.stop()
+    with dashboard_with_api(home, SECRET) as (url, api):
+        yield url
 
 
 # The layout each graph gets at 1,280 px: 16 nodes fit as columns; 61 would be too

@@ -18,14 +18,15 @@ from typing import Any
 
 import httpx
 import pytest
-from api_support import ApiServer
-from dashboard_support import launch_browser
 from fastapi import FastAPI
 from fastapi.responses import HTMLResponse
 
+from tests.support.api import ApiServer
+from tests.support.browser import launch_browser
+from tests.support.dashboard import webhooks_to
+from tests.support.server import free_port, serve_in_thread
 from web.app import create_app
 from web.config import WebSettings
-from web.testing import free_port, serve_in_thread
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 
@@ -98,7 +99,7 @@ def browser() -> Iterator[Any]:
 @pytest.mark.parametrize("protected", [False, True], ids=["open-dashboard", "signed-in"])
 def test_foreign_page_cannot_write(browser: Any, tmp_path: Path, protected: bool) -> None:
     dash_port = free_port()
-    env = {"FRONTEND_URL": f"http://127.0.0.1:{dash_port}/api/final-email"}
+    env = webhooks_to(dash_port)
     if protected:
         env["CODREAMER_API_KEY"] = KEY
     api = ApiServer(tmp_path, env).start()

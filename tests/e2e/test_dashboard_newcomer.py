@@ -15,13 +15,22 @@ from typing import Any
 
 import httpx
 import pytest
-from api_support import REPO, ApiServer
-from dashboard_support import DESKTOP, click_generate, launch_browser, resize, screens
 
 from codreamer.store.feedback import feedback_file
+from tests.support.api import ApiServer
+from tests.support.browser import launch_browser, open_tab
+from tests.support.dashboard import (
+    DESKTOP,
+    click_generate,
+    dashboard_with_api,
+    resize,
+    screens,
+    webhooks_to,
+)
+from tests.support.paths import REPO
+from tests.support.server import free_port, serve_in_thread
 from web.app import create_app
 from web.config import WebSettings
-from web.testing import free_port, serve_in_thread
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 
@@ -35,30 +44,14 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def tab(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": DESKTOP[0], "height": DESKTOP[1]})
-    page = context.new_page()
-    page.set_default_timeout(60_000)
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    yield page
-    context.close()
-    assert not errors, errors
+    with open_tab(browser, DESKTOP) as page:
+        yield page
 
 
 @pytest.fixture
 def site(tmp_path: Path) -> Iterator[tuple[str, ApiServer]]:
-    dash_port = free_port()
-    env = {
-        "FRONTEND_URL": f"http://127.0.0.1:{dash_port}/api/final-email",
-        "CODREAMER_WEBHOOK_SECRET": SECRET,
-    }
-    api = ApiServer(tmp_path, env).start()
-    try:
-        settings = WebSettings(api_url=api.url, webhook_secret=SECRET)
-        with serve_in_thread(create_app(settings), dash_port) as url:
-            yield url, api
-    finally:
-        api.stop()
+    with dashboard_with_api(tmp_path, SECRET) as (url, api):
+        yield url, api
 
 
 def open_page(tab: Any, url: str) -> None:
@@ -134,10 +127,7 @@ def test_a_run_interrupted_by_a_restart_of_both_servers_can_be_resumed(
     yet the page shows the run as interrupted with Resume and Cancel, and after Resume
     one counter (status, email, chart) runs on from where the chart stopped."""
     dash_port = free_port()
-    env = {
-        "FRONTEND_URL": f"http://127.0.0.1:{dash_port}/api/final-email",
-        "CODREAMER_WEBHOOK_SECRET": SECRET,
-    }
+    env = webhooks_to(dash_port, SECRET)
     api = ApiServer(tmp_path, env).start()
     settings = WebSettings(api_url=api.url, webhook_secret=SECRET)
     try:
@@ -154,8 +144,7 @@ def test_a_run_interrupted_by_a_restart_of_both_servers_can_be_resumed(
             tab.wait_for_selector("#run-status:has-text('1 of 20 iterations done')")
             api.kill(signal.SIGKILL)
             api.stop()  # the run's own process goes with it
-        restarted = ApiServer(api.home, api.env, port=api.port).start()
-        api.proc = restarted.proc
+        api.start()  # the same port, results and data: a restart
         with serve_in_thread(create_app(settings), dash_port) as url:
             open_page(tab, url)
             status = tab.locator("#run-status")

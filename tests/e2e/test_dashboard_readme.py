@@ -8,23 +8,21 @@ If the README changes, this test follows it or fails.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
 import signal
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
-from api_support import REPO
-from dashboard_support import PHONE, check_layout, click_generate, launch_browser, resize
 
-from web.testing import free_port
+from tests.support.browser import launch_browser
+from tests.support.dashboard import PHONE, check_layout, click_generate, resize
+from tests.support.paths import REPO
+from tests.support.server import ServerProcess, free_port, uvicorn_ready
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 
@@ -54,7 +52,7 @@ class Shell:
             "CODREAMER_API_PORT": str(self.api_port),
             "CODREAMER_RESULTS_DIR": str(tmp / "results"),
         }
-        self.server: subprocess.Popen[bytes] | None = None
+        self.server: ServerProcess | None = None
         self.log = tmp / "server.log"
 
     def ports(self, command: str) -> str:
@@ -66,27 +64,16 @@ class Shell:
         return f"http://127.0.0.1:{self.web_port}"
 
     def start(self, command: str, wait_api: bool = False) -> None:
+        """Start `command` and return once its servers say they listen."""
         self.stop()
-        self.server = subprocess.Popen(
+        ports = [self.web_port] + ([self.api_port] if wait_api else [])
+        self.server = ServerProcess(
             ["bash", "-c", self.ports(command)],
             cwd=REPO,
             env=self.env,
-            stdout=open(self.log, "ab"),  # noqa: SIM115 - the child keeps it
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # its own group: Ctrl-C reaches it and only it
-        )
-        urls = [f"{self.url}/healthz"] + (
-            [f"http://127.0.0.1:{self.api_port}/healthz"] if wait_api else []
-        )
-        deadline = time.monotonic() + 90
-        for url in urls:
-            while True:
-                assert self.server.poll() is None, self.log.read_text()[-3000:]
-                assert time.monotonic() < deadline, f"{command} never answered {url}"
-                with contextlib.suppress(httpx.HTTPError):
-                    if httpx.get(url, timeout=1).status_code == 200:
-                        break
-                time.sleep(0.2)
+            log=self.log,
+            ready=[uvicorn_ready(p) for p in ports],
+        ).start(timeout=90)
 
     def run(self, command: str) -> str:
         done = subprocess.run(
@@ -101,14 +88,9 @@ class Shell:
 
     def stop(self) -> None:
         """Ctrl-C, as the README says; then make sure."""
-        if self.server is None or self.server.poll() is not None:
-            return
-        os.killpg(self.server.pid, signal.SIGINT)
-        try:
-            self.server.wait(20)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.server.pid, signal.SIGKILL)
-            self.server.wait(10)
+        if self.server is not None:
+            self.server.stop(signal.SIGINT, grace_s=20, group=True)
+            self.server = None
 
 
 def generate_and_wait(page: Any) -> str:

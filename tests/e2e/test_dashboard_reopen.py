@@ -14,12 +14,10 @@ from typing import Any
 
 import httpx
 import pytest
-from api_support import REPO, ApiServer
-from dashboard_support import launch_browser, screens
 
-from web.app import create_app
-from web.config import WebSettings
-from web.testing import free_port, serve_in_thread
+from tests.support.browser import launch_browser
+from tests.support.dashboard import dashboard_with_api, screens
+from tests.support.paths import REPO
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 
@@ -35,47 +33,37 @@ def browser() -> Iterator[Any]:
 def test_reopened_page_has_presets_and_names_the_neutral_reader(
     browser: Any, tmp_path: Path
 ) -> None:
-    dash_port = free_port()
-    env = {
-        "FRONTEND_URL": f"http://127.0.0.1:{dash_port}/api/final-email",
-        "CODREAMER_WEBHOOK_SECRET": SECRET,
-    }
-    api = ApiServer(tmp_path, env).start()
-    try:
-        settings = WebSettings(api_url=api.url, webhook_secret=SECRET)
-        with serve_in_thread(create_app(settings), dash_port) as url:
-            scenarios = httpx.get(f"{api.url}/scenarios", timeout=10).json()["scenarios"]
-            first = browser.new_page(viewport={"width": 1280, "height": 900})
-            first.set_default_timeout(60_000)
-            errors: list[str] = []
-            first.on("console", lambda m: m.type == "error" and errors.append(m.text))
-            first.goto(url + "/")
-            first.wait_for_selector("#backend-pill:has-text('connected')")
-            # A graph of one's own and no prospect: the backend writes to a neutral reader.
-            first.set_input_files("#graph-file", str(WAREHOUSE))
-            first.fill("#iterations", "1")
-            first.click("#generate")
-            first.wait_for_selector("#run-status:has-text('succeeded')")
-            first.wait_for_selector("#email-meta:has-text('final')")
-            run_id = first.locator("#run-status").inner_text().split()[1]
-            first.close()
-            assert not errors, errors  # nothing missing either (the icon: no 404)
+    with dashboard_with_api(tmp_path, SECRET) as (url, api):
+        scenarios = httpx.get(f"{api.url}/scenarios", timeout=10).json()["scenarios"]
+        first = browser.new_page(viewport={"width": 1280, "height": 900})
+        first.set_default_timeout(60_000)
+        errors: list[str] = []
+        first.on("console", lambda m: m.type == "error" and errors.append(m.text))
+        first.goto(url + "/")
+        first.wait_for_selector("#backend-pill:has-text('connected')")
+        # A graph of one's own and no prospect: the backend writes to a neutral reader.
+        first.set_input_files("#graph-file", str(WAREHOUSE))
+        first.fill("#iterations", "1")
+        first.click("#generate")
+        first.wait_for_selector("#run-status:has-text('succeeded')")
+        first.wait_for_selector("#email-meta:has-text('final')")
+        run_id = first.locator("#run-status").inner_text().split()[1]
+        first.close()
+        assert not errors, errors  # nothing missing either (the icon: no 404)
 
-            # Opened again: this page follows that run from its first moment.
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.set_default_timeout(60_000)
-            page.goto(url + "/")
-            page.wait_for_selector(f"#run-status:has-text('{run_id} · succeeded')")
-            page.wait_for_selector(f"#preset option >> nth={len(scenarios)}", state="attached")
-            assert page.locator("#preset option").count() == len(scenarios) + 1
-            page.wait_for_selector("#form-source:has-text('from the backend')")
-            who = page.locator(f"button[data-run-id='{run_id}'] .run-who").inner_text()
-            assert who == "Neutral reader (no prospect given)", who
-            assert "there" not in page.locator("#run-list").inner_text().split()
-            screens(page, "reopened", expect_nodes=16)
-            # The presets work from here: one fills the form.
-            page.select_option("#preset", value=scenarios[1]["id"])
-            assert page.locator("#p-name").input_value() == scenarios[1]["prospect"]["name"]
-            page.close()
-    finally:
-        api.stop()
+        # Opened again: this page follows that run from its first moment.
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.set_default_timeout(60_000)
+        page.goto(url + "/")
+        page.wait_for_selector(f"#run-status:has-text('{run_id} · succeeded')")
+        page.wait_for_selector(f"#preset option >> nth={len(scenarios)}", state="attached")
+        assert page.locator("#preset option").count() == len(scenarios) + 1
+        page.wait_for_selector("#form-source:has-text('from the backend')")
+        who = page.locator(f"button[data-run-id='{run_id}'] .run-who").inner_text()
+        assert who == "Neutral reader (no prospect given)", who
+        assert "there" not in page.locator("#run-list").inner_text().split()
+        screens(page, "reopened", expect_nodes=16)
+        # The presets work from here: one fills the form.
+        page.select_option("#preset", value=scenarios[1]["id"])
+        assert page.locator("#p-name").input_value() == scenarios[1]["prospect"]["name"]
+        page.close()

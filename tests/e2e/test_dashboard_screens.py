@@ -17,23 +17,25 @@ from typing import Any
 
 import httpx
 import pytest
-from api_support import REPO, ApiServer
-from dashboard_support import (
+
+from tests.support.api import ApiServer
+from tests.support.browser import launch_browser, open_tab
+from tests.support.dashboard import (
     DESKTOP,
     ScriptedBackend,
     check_layout,
     click_generate,
-    launch_browser,
     payload,
     post_webhook,
     resize,
     screens,
+    webhooks_to,
 )
-from event_gate import EventGate
-
+from tests.support.event_gate import EventGate
+from tests.support.paths import REPO
+from tests.support.server import free_port, serve_in_thread
 from web.app import create_app
 from web.config import WebSettings
-from web.testing import free_port, serve_in_thread
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 
@@ -48,17 +50,14 @@ def browser() -> Iterator[Any]:
     yield from launch_browser()
 
 
+def _counts(console_text: str) -> bool:
+    return "Content Security Policy" in console_text or "Error" in console_text
+
+
 @pytest.fixture
 def tab(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": DESKTOP[0], "height": DESKTOP[1]})
-    page = context.new_page()
-    page.set_default_timeout(60_000)
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
-    yield page
-    context.close()
-    assert not [e for e in errors if "Content Security Policy" in e or "Error" in e], errors
+    with open_tab(browser, DESKTOP, console_error=_counts) as page:
+        yield page
 
 
 def five_scores(k: int) -> dict[str, float]:
@@ -219,11 +218,7 @@ def run_to_final(tab: Any, graph_file: Path | None, scenario_file: Path | None) 
 def test_final_sixteen_nodes_and_interrupted_against_the_real_api(tab: Any, tmp_path: Path) -> None:
     dash_port = free_port()
     gate = EventGate()  # lets every event through until `interrupted` holds one
-    env = {
-        "FRONTEND_URL": f"http://127.0.0.1:{dash_port}/api/final-email",
-        "CODREAMER_WEBHOOK_SECRET": SECRET,
-        **gate.env,
-    }
+    env = {**webhooks_to(dash_port, SECRET), **gate.env}
     api = ApiServer(tmp_path, env).start()
     try:
         settings = WebSettings(api_url=api.url, webhook_secret=SECRET)
@@ -277,8 +272,7 @@ def interrupted(tab: Any, api: ApiServer, url: str, gate: EventGate) -> None:
     api.stop()  # the run's own process goes with it
     tab.wait_for_selector("#run-status:has-text('backend unreachable')")
     assert tab.locator("#resume-run").is_hidden()
-    restarted = ApiServer(api.home, api.env, port=api.port).start()
-    api.proc = restarted.proc
+    api.start()  # the same port, results and data: a restart
     tab.wait_for_selector(f"#run-status:has-text('{run_id} · interrupted')", timeout=90_000)
     assert tab.locator("#resume-run").is_visible() and tab.locator("#cancel-run").is_visible()
     assert "Resume" in tab.locator("#run-note").inner_text()

@@ -12,11 +12,12 @@ from pathlib import Path
 
 import httpx
 import pytest
-from api_support import REPO, ApiServer
 
+from tests.support.api import ApiServer
+from tests.support.paths import REPO
+from tests.support.server import serve_in_thread
 from web.app import create_app, server_options
 from web.config import WebSettings
-from web.testing import serve_in_thread
 
 pytestmark = pytest.mark.e2e
 

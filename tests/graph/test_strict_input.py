@@ -5,8 +5,6 @@ request bodies accepted as graph files, a missing seed node named (issues 10, 14
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +15,8 @@ from codreamer.graph.schema import check_seed_nodes, parse_graph
 from codreamer.loaders import load_graph
 from codreamer.models import Prospect, Scenario
 from codreamer.safe_json import parse_json
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.support.cli import run_cli
+from tests.support.env import bare_env
 
 
 def good() -> list[dict[str, Any]]:
@@ -127,27 +125,17 @@ def test_a_seed_node_not_in_the_graph_is_named() -> None:
     check_seed_nodes({"Customer Job"}, sc.model_copy(update={"seed_nodes": ["Customer Job"]}))
 
 
-def _cli(
-    *args: str, cwd: Path, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    base = {"PATH": "/usr/bin:/bin", "HOME": str(cwd), "PYTHONPATH": str(REPO)}
-    return subprocess.run(
-        [sys.executable, "-m", "codreamer.cli", *args],
-        cwd=cwd, capture_output=True, text=True, timeout=120, env={**base, **(env or {})},
-    )  # fmt: skip
-
-
 def test_the_cli_says_what_the_api_says(tmp_path: Path) -> None:
     """graph validate and learn-loop --graph: the same checks, nothing written."""
     body = tmp_path / "request.json"
     body.write_text(json.dumps({"graph": good(), "iterations": 1}))
-    r = _cli("graph", "validate", str(body), cwd=tmp_path)
+    r = run_cli("graph", "validate", str(body), cwd=tmp_path, base=bare_env(tmp_path))
     assert r.returncode == 0 and ": ok: 2 nodes" in r.stdout, r.stdout + r.stderr
 
     typo = good()
     typo[1]["contnet"] = typo[1].pop("content")
     (tmp_path / "typo.json").write_text(json.dumps(typo))
-    r = _cli("graph", "validate", "typo.json", cwd=tmp_path)
+    r = run_cli("graph", "validate", "typo.json", cwd=tmp_path, base=bare_env(tmp_path))
     assert r.returncode == 1
     assert "unknown node key 'contnet'; did you mean `content`?" in r.stdout
 
@@ -156,23 +144,37 @@ def test_the_cli_says_what_the_api_says(tmp_path: Path) -> None:
     )
     for args in (["graph", "validate", "surrogate.json"],
                  ["learn-loop", "1", "1", "--graph", "surrogate.json"]):  # fmt: skip
-        r = _cli(*args, cwd=tmp_path)
+        r = run_cli(*args, cwd=tmp_path, base=bare_env(tmp_path))
         assert r.returncode != 0
         assert "surrogate pair" in r.stdout + r.stderr and "line 1, column" in r.stdout + r.stderr
 
     scenario = tmp_path / "scenario.json"
     scenario.write_text(json.dumps({"prospect": {"name": "Ann"}, "goal": "a call",
                                     "seed_nodes": ["Nowhere"]}))  # fmt: skip
-    r = _cli(
-        "learn-loop", "1", "1", "--graph", str(body), "--scenario", str(scenario), cwd=tmp_path
+    r = run_cli(
+        "learn-loop",
+        "1",
+        "1",
+        "--graph",
+        str(body),
+        "--scenario",
+        str(scenario),
+        cwd=tmp_path,
+        base=bare_env(tmp_path),
     )
     assert r.returncode == 2
     assert "seed node 'Nowhere' of scenario 'custom' is not in the graph" in r.stderr
 
     for bad in ("run-20250101-000000-abcdef\n", "run-２０250101-000000-abcdef"):
-        r = _cli("learn-loop", "1", "1", cwd=tmp_path, env={"RUN_ID": bad})
+        r = run_cli("learn-loop", "1", "1", cwd=tmp_path, base=bare_env(tmp_path), RUN_ID=bad)
         assert r.returncode == 2 and "invalid run id" in r.stderr
-    r = _cli("learn-loop", "--resume", "run-20250101-000000-abcdef\n", cwd=tmp_path)
+    r = run_cli(
+        "learn-loop",
+        "--resume",
+        "run-20250101-000000-abcdef\n",
+        cwd=tmp_path,
+        base=bare_env(tmp_path),
+    )
     assert r.returncode == 2 and "invalid run id" in r.stderr
     assert not (tmp_path / "results").exists() or not any((tmp_path / "results").rglob("*"))
 
@@ -181,7 +183,7 @@ def test_graph_validate_bounds_its_list(tmp_path: Path) -> None:
     g = good()
     g[0]["edge"] += [{"target": f"ghost-{i}"} for i in range(300)]
     (tmp_path / "g.json").write_text(json.dumps(g))
-    r = _cli("graph", "validate", "g.json", cwd=tmp_path)
+    r = run_cli("graph", "validate", "g.json", cwd=tmp_path, base=bare_env(tmp_path))
     lines = r.stdout.splitlines()
     assert r.returncode == 1 and len(lines) == 101
     assert lines[-1] == "... and 200 more problems"

@@ -14,8 +14,8 @@ import pytest
 from codreamer.judge.rubric import RubricJudge
 from codreamer.loaders import load_graph
 from codreamer.models import FinalEmail, Scenario
+from tests.support.paths import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 CAL = REPO / "benchmarks" / "data" / "calibration"
 
 

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import json
 import subprocess
-from pathlib import Path
 
 import pytest
-from llm.openai_server import OpenAIServer, Reply, clean_env, codreamer_bin, default_brain, error
 
 from codreamer.config import Settings
 from codreamer.errors import ConfigError, JudgeError
@@ -17,8 +15,10 @@ from codreamer.judge.rubric import CRITERIA
 from codreamer.judge.rubric.total import default_total
 from codreamer.llm.client import ChatClient
 from codreamer.models import FinalEmail, Sender
+from tests.support.cli import codreamer_bin
+from tests.support.env import clean_env
+from tests.support.openai_server import OpenAIServer, Reply, default_brain, error
 
-REPO = Path(__file__).resolve().parents[2]
 EMAIL = FinalEmail(
     subject="Priya, an idea for Northfield Dairy",
     body="Hi Priya,\n\nWould you be open to a 20-minute discovery call?\n\nBest,\nSam",

@@ -16,6 +16,7 @@ from codreamer.judge.rubric import CRITERIA, GATES, WEIGHTED, RubricJudge
 from codreamer.judge.rubric.total import default_total, unscored_of
 from codreamer.loaders import load_graph, load_scenarios
 from codreamer.models import FinalEmail, Prospect, Scenario, Sender
+from tests.support.paths import KG, REPO
 
 SCENARIO = Scenario(
     id="acme",
@@ -517,22 +518,19 @@ def test_reasons_are_reproducible_across_processes(weave: GraphStore) -> None:
 
     probe = (
         "import json, sys\n"
-        "sys.path.insert(0, 'tests/judge')\n"
-        "import test_rubric as t\n"
+        "from tests.judge import test_rubric as t\n"
         "from codreamer.judge.rubric import RubricJudge\n"
         "from codreamer.loaders import load_graph, load_scenarios\n"
         "j = RubricJudge(load_graph(sys.argv[1]))\n"
         "bad = t._with(t.GOOD, 'Would you be open', 'Act now, this is your last chance and it is urgent. Would you be open')\n"
         "print(json.dumps([j.judge(e, t.SCENARIO).model_dump() for e in (t.GOOD, bad)]))\n"
     )
-    kg = str(Path(__file__).resolve().parents[2].parent / "shared" / "kg" / "weave-feedback-5.json")
-    if not Path(kg).exists():
-        kg = str(Path(__file__).resolve().parents[3] / "shared" / "kg" / "weave-feedback-5.json")
+    kg = str(KG / "weave-feedback-5.json")
     outs = {
         subprocess.run(
             [sys.executable, "-c", probe, kg], capture_output=True, text=True, check=True,
             env={"PYTHONHASHSEED": seed, "PATH": "/usr/bin:/bin"},
-            cwd=Path(__file__).resolve().parents[2],
+            cwd=REPO,
         ).stdout
         for seed in ("1", "2", "3")
     }  # fmt: skip

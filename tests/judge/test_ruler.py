@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 import pytest
-from llm.openai_server import OpenAIServer, Reply, error
 
 from codreamer.config import Settings
 from codreamer.errors import ConfigError, JudgeError
@@ -17,6 +15,8 @@ from codreamer.judge.ruler import RulerJudge, litellm_model
 from codreamer.loaders import load_graph, resolve_scenario
 from codreamer.models import FinalEmail
 from codreamer.preflight import installed
+from tests.support.openai_server import OpenAIServer, Reply, error
+from tests.support.paths import REPO
 
 pytestmark = [
     pytest.mark.art,
@@ -26,7 +26,6 @@ pytestmark = [
     ),
 ]
 
-REPO = Path(__file__).resolve().parents[2]
 GOOD = FinalEmail(
     subject="Priya, an idea",
     body="Hi Priya, a call?",

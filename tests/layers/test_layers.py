@@ -10,7 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.support.paths import REPO
+
 PACKAGE = REPO / "codreamer"
 
 # Lowest first. A module may import from its own layer and the layers below it.

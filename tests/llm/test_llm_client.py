@@ -5,11 +5,11 @@ from __future__ import annotations
 import time
 
 import pytest
-from openai_server import OpenAIServer, Reply, error, text
 
 from codreamer.errors import LLMError
 from codreamer.llm.client import ChatClient
 from codreamer.retry_after import parse_retry_after
+from tests.support.openai_server import OpenAIServer, Reply, error, text
 
 MSGS = [{"role": "user", "content": "hi"}]
 

@@ -14,16 +14,13 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import time
-from pathlib import Path
+from functools import partial
 
 import httpx
 import numpy as np
 import pytest
-from event_gate import EventGate
-from llm.openai_server import clean_env, codreamer_bin
 
 from codreamer.agent.policies.base import ToolCall, Turn
 from codreamer.agent.policies.openai_policy import OpenAIPolicy
@@ -36,8 +33,15 @@ from codreamer.llm.local import bundled_model
 from codreamer.llm.reply_cap import SMALL_MODEL_MAX_TOKENS
 from codreamer.preflight import installed
 from codreamer.store.files import read_jsonl
+from tests.support.cli import codreamer_bin, run_cli
+from tests.support.env import clean_env
+from tests.support.event_gate import EventGate
+from tests.support.paths import REPO
+from tests.support.server import free_port
 
-REPO = Path(__file__).resolve().parents[2]
+# The installed `codreamer` script, as a user runs it.
+cli = partial(run_cli, script=True, timeout=900)
+
 HAVE = installed("xllamacpp") and bundled_model() is not None
 
 pytestmark = [
@@ -60,12 +64,6 @@ ENV = {
     "CODREAMER_LLM_MAX_RETRIES": "1",
     "CODREAMER_OPENAI_MODEL": "local",
 }
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -182,17 +180,6 @@ def test_openai_policy_rollouts_finish_on_the_real_model(llm_url, store, scenari
                 json.loads(c["function"]["arguments"])  # every replayed call is valid JSON
 
 
-def run_cli(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [codreamer_bin(), *args],
-        cwd=cwd,
-        env=clean_env(**env),
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-
-
 def test_learn_loop_openai_policy_llm_judge_and_prompt_trainer_end_to_end(llm_url, tmp_path):
     data = tmp_path / "data"
     shutil.copytree(REPO / "data", data)
@@ -205,7 +192,7 @@ def test_learn_loop_openai_policy_llm_judge_and_prompt_trainer_end_to_end(llm_ur
         "CODREAMER_RESULTS_DIR": str(tmp_path / "results"),
     }
     args = ["learn-loop", "1", "1", "--group-size", "2", "--seed", "3", "--json"]
-    p = run_cli([*args, "--policy", "openai", "--judge", "llm"], tmp_path, **env)
+    p = cli(*args, "--policy", "openai", "--judge", "llm", cwd=tmp_path, **env)
     assert p.returncode == 0, p.stderr
     summary = json.loads(p.stdout.strip().splitlines()[-1])
     run = tmp_path / "results" / "runs" / summary["run_id"]
@@ -215,7 +202,7 @@ def test_learn_loop_openai_policy_llm_judge_and_prompt_trainer_end_to_end(llm_ur
     assert prompt["version"] == 1  # the prompt trainer made a version
     policy = json.loads((run / "iter1_policy.json").read_text())
     assert policy["trainer_state"]["trainer"] == "prompt"
-    shown = run_cli(["prompts", "show", summary["run_id"], "--json"], tmp_path, **env)
+    shown = cli("prompts", "show", summary["run_id"], "--json", cwd=tmp_path, **env)
     assert shown.returncode == 0 and len(json.loads(shown.stdout)) == 2, shown.stderr
 
 
@@ -238,7 +225,7 @@ def test_a_seeded_run_killed_after_an_iteration_resumes_byte_identical(llm_url, 
     runs = tmp_path / "results" / "runs"
     ref_id, cut_id = "run-20260101-000000-11aa11", "run-20260101-000000-22bb22"
 
-    ref = run_cli([*args, "--json"], tmp_path, **env, RUN_ID=ref_id)
+    ref = cli(*args, "--json", cwd=tmp_path, **env, RUN_ID=ref_id)
     assert ref.returncode == 0, ref.stderr
 
     with EventGate() as gate:
@@ -256,7 +243,7 @@ def test_a_seeded_run_killed_after_an_iteration_resumes_byte_identical(llm_url, 
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
     assert not (runs / cut_id / "iter2_email.json").exists()
-    resumed = run_cli(["learn-loop", "--resume", cut_id, "--json"], tmp_path, **env)
+    resumed = cli("learn-loop", "--resume", cut_id, "--json", cwd=tmp_path, **env)
     assert resumed.returncode == 0, resumed.stderr
 
     names = sorted(p.name for p in (runs / ref_id).glob("iter*")) + ["final_email.json"]

@@ -6,10 +6,9 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from event_gate import EventGate
-
 from codreamer.store.events import EventLog
 from codreamer.store.gate import EventGate as RunSide
+from tests.support.event_gate import EventGate
 
 
 def test_an_event_waits_at_the_gate_until_released(tmp_path: Path) -> None:

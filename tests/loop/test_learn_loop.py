@@ -17,8 +17,7 @@ from codreamer.models import WebhookPayload
 from codreamer.runs.spec import RunSpec
 from codreamer.store.files import read_jsonl
 from codreamer.store.paths import RunPaths
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.support.paths import REPO
 
 
 @pytest.fixture

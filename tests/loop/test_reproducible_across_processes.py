@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from llm.openai_server import clean_env
+from tests.support.env import clean_env
 
 # Files that record the moment or the run id, not the learning.
 _CLOCKED = {"meta.json", "events.jsonl", "webhooks.jsonl"}

@@ -7,17 +7,17 @@ import json
 import os
 import signal
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from event_gate import EventGate
 
 from codreamer.store.files import read_jsonl
+from tests.support.cli import codreamer_argv
+from tests.support.event_gate import EventGate
+from tests.support.paths import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 # Big groups make an iteration last long enough to be killed in the middle.
 ARGS = ["3", "5", "--group-size", "128", "--seed", "11", "--json"]
 
@@ -34,8 +34,8 @@ def _env(results: Path, run_id: str, gate: EventGate | None = None) -> dict[str,
     return env
 
 
-def _cli(graph: Path) -> list[str]:
-    return [sys.executable, "-m", "codreamer.cli", "learn-loop", *ARGS, "--graph", str(graph)]
+def _learn_loop(graph: Path) -> list[str]:
+    return codreamer_argv("learn-loop", *ARGS, "--graph", str(graph))
 
 
 def _stop_at(
@@ -78,14 +78,18 @@ def test_sigkill_mid_iteration_then_resume_matches_uninterrupted(
     ref_id, run_id = "run-20260101-000000-aaaaaa", "run-20260101-000000-bbbbbb"
 
     ref = subprocess.run(
-        _cli(graph), env=_env(results, ref_id), capture_output=True, text=True, timeout=300
+        _learn_loop(graph),
+        env=_env(results, ref_id),
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert ref.returncode == 0, ref.stderr
     ref_dir = results / "runs" / ref_id
 
     with EventGate() as gate:
         proc = subprocess.Popen(
-            _cli(graph),
+            _learn_loop(graph),
             env=_env(results, run_id, gate),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -108,7 +112,7 @@ def test_sigkill_mid_iteration_then_resume_matches_uninterrupted(
     env = _env(results, run_id)
     env.pop("RUN_ID")
     resumed = subprocess.run(
-        [sys.executable, "-m", "codreamer.cli", "learn-loop", "--resume", run_id, "--json"],
+        codreamer_argv("learn-loop", "--resume", run_id, "--json"),
         env=env,
         capture_output=True,
         text=True,
@@ -139,7 +143,7 @@ def test_files_valid_after_kill_at_any_point(
     run_id = f"run-20260101-000000-{kill_after_events:06x}"
     with EventGate() as gate:
         proc = subprocess.Popen(
-            _cli(graph),
+            _learn_loop(graph),
             env=_env(results, run_id, gate),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -159,7 +163,7 @@ def test_ctrl_c_marks_the_run_interrupted_and_says_how_to_resume(
     run_dir = results / "runs" / run_id
     with EventGate() as gate:
         proc = subprocess.Popen(
-            _cli(shared_kg / "synthetic-data-16.json"),
+            _learn_loop(shared_kg / "synthetic-data-16.json"),
             env=_env(results, run_id, gate),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
@@ -182,7 +186,7 @@ def test_ctrl_c_marks_the_run_interrupted_and_says_how_to_resume(
 def test_resume_refuses_options_it_would_ignore(tmp_path: Path) -> None:
     env = _env(tmp_path / "results", "run-20260101-000000-dddddd")
     env.pop("RUN_ID")
-    cmd = [sys.executable, "-m", "codreamer.cli", "learn-loop", "2", "--seed", "5"]
+    cmd = codreamer_argv("learn-loop", "2", "--seed", "5")
     cmd += ["--resume", "run-20260101-000000-dddddd"]
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode == 2

@@ -8,37 +8,35 @@ import importlib.util
 import json
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-sys.path[:0] = [str(Path(__file__).resolve().parents[1] / d) for d in ("e2e", "api")]
-from cluster_support import RedisServer  # noqa: E402
-
-from codreamer.config import Settings  # noqa: E402
-from codreamer.errors import QueueFullError, RunStateError  # noqa: E402
-from codreamer.graph.store import GraphStore  # noqa: E402
-from codreamer.loop.run_files import create_run  # noqa: E402
-from codreamer.models import Prospect, Scenario  # noqa: E402
-from codreamer.runs.celery.app import make_celery  # noqa: E402
-from codreamer.runs.celery.executor import CeleryExecutor  # noqa: E402
-from codreamer.runs.celery.keys import (  # noqa: E402
+from codreamer.config import Settings
+from codreamer.errors import QueueFullError, RunStateError
+from codreamer.graph.store import GraphStore
+from codreamer.loop.run_files import create_run
+from codreamer.models import Prospect, Scenario
+from codreamer.runs.celery.app import make_celery
+from codreamer.runs.celery.executor import CeleryExecutor
+from codreamer.runs.celery.keys import (
     DELIVER_TASK,
     LIVE_SET,
     RUN_TASK,
     cancel_key,
     run_lease_key,
 )
-from codreamer.runs.celery.leases import Lease, RedisEventClaims  # noqa: E402
-from codreamer.runs.celery.services import ClusterServices  # noqa: E402
-from codreamer.runs.spec import RunSpec  # noqa: E402
-from codreamer.store.files import read_jsonl  # noqa: E402
-from codreamer.store.meta import read_meta, update_meta  # noqa: E402
-from codreamer.store.paths import RunPaths, new_run_id  # noqa: E402
+from codreamer.runs.celery.leases import Lease, RedisEventClaims
+from codreamer.runs.celery.services import ClusterServices
+from codreamer.runs.spec import RunSpec
+from codreamer.store.files import read_jsonl
+from codreamer.store.meta import read_meta, update_meta
+from codreamer.store.paths import RunPaths, new_run_id
+from tests.support.cli import codreamer_argv
+from tests.support.cluster import RedisServer
+from tests.support.paths import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("celery") is None
     and not os.environ.get("CODREAMER_TEST_REQUIRE_CELERY"),
@@ -176,7 +174,7 @@ def test_the_reaper_requeues_a_running_run_whose_lease_expired(
 def test_worker_needs_a_broker(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("CODREAMER_")}
     done = subprocess.run(
-        [sys.executable, "-m", "codreamer.cli", "worker"],
+        codreamer_argv("worker"),
         cwd=tmp_path,
         env=env,
         capture_output=True,

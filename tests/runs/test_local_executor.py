@@ -8,7 +8,6 @@ import time
 from pathlib import Path
 
 import pytest
-from event_gate import EventGate
 
 from codreamer.api.schemas import LearnLoopRequest
 from codreamer.config import Settings
@@ -23,8 +22,9 @@ from codreamer.runs.spec import RunSpec
 from codreamer.store.meta import read_meta, update_meta
 from codreamer.store.paths import RunPaths, new_run_id
 from codreamer.train.config import GRPOConfig
+from tests.support.event_gate import EventGate
+from tests.support.paths import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 # Beside the checkout, or one level further up from a worktree (see tests/conftest.py).
 _KG = REPO.parent / "shared" / "kg"
 WEAVE = (_KG if _KG.is_dir() else REPO.parents[1] / "shared" / "kg") / "weave-feedback-5.json"

@@ -18,8 +18,7 @@ import pytest
 
 from codreamer.registry import JUDGES, POLICIES, TRAINERS, check_pairing, default_trainer
 from codreamer.runs.spec import RunSpec
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.support.paths import REPO
 
 # The one module: a policy that writes as the embedded one does, under its own name.
 ECHO_MODULE = """

@@ -23,8 +23,7 @@ from codreamer.loop.local import new_local_run
 from codreamer.runs.spec import RunSpec
 from codreamer.store.files import read_json
 from codreamer.store.meta import update_meta
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.support.paths import REPO
 
 
 def _settings(tmp_path: Path, **env: str) -> Settings:

@@ -4,29 +4,15 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from codreamer.store.meta import read_meta, update_meta
 from codreamer.store.paths import RunPaths
 from codreamer.store.retention import RunAge, prunable
+from tests.support.cli import run_cli
 
-REPO = Path(__file__).resolve().parents[2]
 NOW = datetime(2026, 1, 10, tzinfo=UTC)
-
-
-def _cli(tmp: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items() if not k.startswith("CODREAMER_")}
-    return subprocess.run(
-        [sys.executable, "-m", "codreamer.cli", *args],
-        cwd=tmp,
-        env={**base, "CODREAMER_RESULTS_DIR": str(tmp / "results"), **env},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def test_only_runs_that_ended_before_the_cutoff_are_prunable() -> None:
@@ -45,7 +31,16 @@ def test_only_runs_that_ended_before_the_cutoff_are_prunable() -> None:
 def test_prune_removes_old_runs_and_keeps_agents_unless_asked(tmp_path: Path) -> None:
     ids = []
     for _ in range(3):
-        r = _cli(tmp_path, "learn-loop", "1", "2", "--group-size", "2", "--json")
+        r = run_cli(
+            "learn-loop",
+            "1",
+            "2",
+            "--group-size",
+            "2",
+            "--json",
+            cwd=tmp_path,
+            CODREAMER_RESULTS_DIR=str(tmp_path / "results"),
+        )
         assert r.returncode == 0, r.stderr[-2000:]
         ids.append(json.loads(r.stdout)["run_id"])
     runs_dir = tmp_path / "results" / "runs"
@@ -59,11 +54,26 @@ def test_prune_removes_old_runs_and_keeps_agents_unless_asked(tmp_path: Path) ->
         (agent / v / "policy.json").write_text("{}")
         os.utime(agent / v, (0, 0))
 
-    r = _cli(tmp_path, "runs", "prune", "--older-than", "7", "--dry-run")
+    r = run_cli(
+        "runs",
+        "prune",
+        "--older-than",
+        "7",
+        "--dry-run",
+        cwd=tmp_path,
+        CODREAMER_RESULTS_DIR=str(tmp_path / "results"),
+    )
     assert json.loads(r.stdout)["removed_runs"] == [ids[0]]
     assert (runs_dir / ids[0]).is_dir()
 
-    r = _cli(tmp_path, "runs", "prune", "--older-than", "7")
+    r = run_cli(
+        "runs",
+        "prune",
+        "--older-than",
+        "7",
+        cwd=tmp_path,
+        CODREAMER_RESULTS_DIR=str(tmp_path / "results"),
+    )
     report = json.loads(r.stdout)
     assert report["removed_runs"] == [ids[0]] and report["removed_agent_versions"] == []
     assert not (runs_dir / ids[0]).exists()
@@ -71,14 +81,28 @@ def test_prune_removes_old_runs_and_keeps_agents_unless_asked(tmp_path: Path) ->
     assert (runs_dir / ids[2]).is_dir()
     assert (agent / "v1").is_dir() and (agent / "v2").is_dir()
 
-    r = _cli(tmp_path, "runs", "prune", "--older-than", "7", "--prune-agents")
+    r = run_cli(
+        "runs",
+        "prune",
+        "--older-than",
+        "7",
+        "--prune-agents",
+        cwd=tmp_path,
+        CODREAMER_RESULTS_DIR=str(tmp_path / "results"),
+    )
     assert json.loads(r.stdout)["removed_agent_versions"] == ["sales/v1"]
     assert not (agent / "v1").exists() and (agent / "v2").is_dir()  # newest kept
 
 
 def test_prune_days_default_to_the_retention_setting(tmp_path: Path) -> None:
-    r = _cli(tmp_path, "runs", "prune")
+    r = run_cli("runs", "prune", cwd=tmp_path, CODREAMER_RESULTS_DIR=str(tmp_path / "results"))
     assert r.returncode == 2 and "CODREAMER_RETENTION_DAYS" in r.stderr
-    r = _cli(tmp_path, "runs", "prune", CODREAMER_RETENTION_DAYS="30")
+    r = run_cli(
+        "runs",
+        "prune",
+        CODREAMER_RETENTION_DAYS="30",
+        cwd=tmp_path,
+        CODREAMER_RESULTS_DIR=str(tmp_path / "results"),
+    )
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["older_than_days"] == 30

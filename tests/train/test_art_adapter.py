@@ -6,12 +6,10 @@ Needs the `art` extra (`uv sync --extra art`; .ci/run installs it)."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from llm.openai_server import OpenAIServer, text
 
 from codreamer.agent.policies.embedded import EmbeddedPolicy
 from codreamer.agent.policies.openai_policy import LLMDecision, OpenAIPolicy
@@ -26,6 +24,8 @@ from codreamer.llm.client import ChatClient
 from codreamer.loaders import load_graph, resolve_scenario
 from codreamer.preflight import has_cuda_gpu, installed
 from codreamer.runs.spec import RunSpec
+from tests.support.openai_server import OpenAIServer, text
+from tests.support.paths import REPO
 
 pytestmark = [
     pytest.mark.art,
@@ -34,8 +34,6 @@ pytestmark = [
         reason="needs the art extra: uv sync --extra art",
     ),
 ]
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

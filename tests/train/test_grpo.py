@@ -25,8 +25,7 @@ from codreamer.train.grpo import (
     next_temperature,
     same_walk_advantages,
 )
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.support.paths import REPO
 
 
 @pytest.fixture

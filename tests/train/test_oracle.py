@@ -12,8 +12,8 @@ from codreamer.judge.rubric import RubricJudge
 from codreamer.loaders import load_scenarios
 from codreamer.models import Prospect, Scenario
 from codreamer.train.oracle import STYLES, oracle, walks
+from tests.support.paths import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 # A prospect the Weave graph speaks to (the judge's reward depends on the reader, so a
 # dairy VP reading about LLM feedback scores too low for any walk to be pruned).
 ACME = Scenario(

@@ -5,26 +5,18 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
+from functools import partial
 from pathlib import Path
 
 import pytest
-from llm.openai_server import OpenAIServer, clean_env, codreamer_bin
 
 from codreamer.agent.policies.prompt import DEFAULT_SECTIONS, text_hash
+from tests.support.cli import run_cli
+from tests.support.openai_server import OpenAIServer
+from tests.support.paths import REPO
 
-REPO = Path(__file__).resolve().parents[2]
-
-
-def cli(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [codreamer_bin(), *args],
-        cwd=cwd,
-        env=clean_env(**env),
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
+# The installed `codreamer` script, as a user runs it.
+cli = partial(run_cli, script=True, timeout=240)
 
 
 @pytest.fixture
@@ -41,11 +33,11 @@ def test_show_apply_and_a_later_run_starting_from_the_override(workdir: Path) ->
             "CODREAMER_DATA_DIR": str(workdir / "data"),
             "CODREAMER_RESULTS_DIR": str(workdir / "results"),
         }
-        p = cli(["learn-loop", "2", "4", "--group-size", "2", "--json"], workdir, **env)
+        p = cli("learn-loop", "2", "4", "--group-size", "2", "--json", cwd=workdir, **env)
         assert p.returncode == 0, p.stderr
         run_id = json.loads(p.stdout.strip().splitlines()[-1])["run_id"]
 
-        shown = cli(["prompts", "show", run_id, "--json"], workdir, **env)
+        shown = cli("prompts", "show", run_id, "--json", cwd=workdir, **env)
         assert shown.returncode == 0, shown.stderr
         versions = json.loads(shown.stdout)
         assert [v["iteration"] for v in versions] == [0, 1, 2]
@@ -57,16 +49,16 @@ def test_show_apply_and_a_later_run_starting_from_the_override(workdir: Path) ->
             assert c["original_hash"] == text_hash(DEFAULT_SECTIONS[c["section"]]) or any(
                 c["original_hash"] == text_hash(v["sections"][c["section"]]) for v in versions
             )
-        text = cli(["prompts", "show", run_id], workdir, **env)
+        text = cli("prompts", "show", run_id, cwd=workdir, **env)
         assert "why:" in text.stdout and "impact:" in text.stdout
 
-        applied = cli(["prompts", "apply", run_id], workdir, **env)
+        applied = cli("prompts", "apply", run_id, cwd=workdir, **env)
         assert applied.returncode == 0, applied.stderr
         saved = json.loads((workdir / "data" / "prompt_overrides.json").read_text())
         sections = {o["section"] for o in saved["overrides"]}
         assert sections == {c["section"] for c in changes}
 
-        q = cli(["learn-loop", "1", "4", "--group-size", "2", "--json"], workdir, **env)
+        q = cli("learn-loop", "1", "4", "--group-size", "2", "--json", cwd=workdir, **env)
         assert q.returncode == 0, q.stderr
         run2 = json.loads(q.stdout.strip().splitlines()[-1])["run_id"]
         first = json.loads((workdir / "results" / "runs" / run2 / "iter0_prompt.json").read_text())
@@ -84,7 +76,7 @@ def test_show_apply_and_a_later_run_starting_from_the_override(workdir: Path) ->
         assert srv.refused == []
 
     # A run id that is not one: one clear line, exit 1.
-    bad = cli(["prompts", "show", "run-20990101-000000-abcdef"], workdir, **env)
+    bad = cli("prompts", "show", "run-20990101-000000-abcdef", cwd=workdir, **env)
     assert bad.returncode == 1 and bad.stderr.strip()
 
 

@@ -11,10 +11,10 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.support.server import free_port, serve_in_thread
 from web.app import create_app
 from web.config import WebSettings
 from web.signature import sign_headers
-from web.testing import free_port, serve_in_thread
 
 CLOSED_PORT_URL = "http://127.0.0.1:9"  # discard port: nothing listens, connect fails at once
 

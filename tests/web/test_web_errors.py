@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from web.testing import free_port
+from tests.support.server import free_port
 
 Start = Callable[..., Any]
 

@@ -10,9 +10,9 @@ from typing import Any
 
 import httpx
 import pytest
-from standin_backend import fake_backend
 
-from web.testing import serve_in_thread
+from tests.support.server import serve_in_thread
+from tests.web.standin_backend import fake_backend
 
 SECRET = "test-shared-secret"
 Start = Callable[..., Any]  # conftest's start_dashboard -> Dashboard

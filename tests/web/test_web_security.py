@@ -14,11 +14,11 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from standin_backend import RUN, fake_backend
 
+from tests.support.server import serve_in_thread
+from tests.web.standin_backend import RUN, fake_backend
 from web.config import WebSettings
 from web.session import COOKIE, make_cookie
-from web.testing import serve_in_thread
 
 Start = Callable[..., Any]
 Make = Callable[..., dict[str, Any]]

@@ -9,18 +9,14 @@ saw must be an attempt recorded in the outbox (nothing sent behind its back)."""
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import itertools
 import os
 import subprocess
-import sys
 import threading
 import time
 from collections import Counter
 from pathlib import Path
-
-from fastapi import FastAPI, Request, Response
 
 from codreamer.config import Settings
 from codreamer.models import FinalEmail, WebhookPayload
@@ -31,54 +27,20 @@ from codreamer.webhooks.dispatcher import STORE_POLL_S, Dispatcher
 from codreamer.webhooks.outbox import Outbox, read_outbox
 from codreamer.webhooks.redeliver import redeliver
 from codreamer.webhooks.schedule import parse_schedule
-from web.testing import serve_in_thread
+from tests.support.cli import codreamer_argv
+from tests.support.paths import REPO
+from tests.support.receiver import IdReceiver, Receiver
+from tests.support.server import serve_in_thread
 
-REPO = Path(__file__).resolve().parents[2]
 SCHEDULE = "0,0.1,0.1,0.1,0.1,0.1,0.1,0.1"
 RUN_IDS = [f"api-20250101-120000-{c * 6}" for c in "abcd"]
 EVENTS_PER_RUN = 16
 
 
-class CountingReceiver:
-    """Records (webhook-id, status) of every request; 503 on the first attempt of about
-    half the events (decided by the id, so it does not depend on timing)."""
-
-    def __init__(self) -> None:
-        self.requests: list[tuple[str, int]] = []
-        self.in_flight = 0
-        self._lock = threading.Condition()  # notified on every request and answer
-        self.app = FastAPI()
-
-        @self.app.post("/hook")
-        async def hook(request: Request) -> Response:
-            with self._lock:
-                self.in_flight += 1
-            try:
-                await request.body()
-                wid = request.headers.get("webhook-id", "")
-                await asyncio.sleep(0.003)  # a receiver takes a moment: widens every race
-                with self._lock:
-                    first = all(w != wid for w, _ in self.requests)
-                    status = 503 if first and hashlib.sha1(wid.encode()).digest()[0] % 2 else 200
-                    self.requests.append((wid, status))
-                return Response(status_code=status)
-            finally:
-                with self._lock:
-                    self.in_flight -= 1
-                    self._lock.notify_all()
-
-    def wait_acknowledged(self, n: int, timeout: float) -> None:
-        with self._lock:
-            self._lock.wait_for(lambda: sum(s == 200 for _, s in self.requests) >= n, timeout)
-
-    def wait_idle(self, timeout: float = 30.0) -> None:
-        """Every request that reached the receiver has been answered."""
-        with self._lock:
-            assert self._lock.wait_for(lambda: self.in_flight == 0, timeout), "still answering"
-
-    def by_id(self, status: int | None = None) -> Counter[str]:
-        with self._lock:
-            return Counter(w for w, s in self.requests if status is None or s == status)
+def half_fail_first(webhook_id: str, seen: int) -> int:
+    """503 on the first attempt of about half the events (decided by the id, so it does
+    not depend on timing), 200 otherwise."""
+    return 503 if seen == 0 and hashlib.sha1(webhook_id.encode()).digest()[0] % 2 else 200
 
 
 def _payload(run_id: str, k: int) -> WebhookPayload:
@@ -102,8 +64,8 @@ def _cli_dispatch(tmp_path: Path, url: str) -> subprocess.Popen[str]:
         "CODREAMER_WEBHOOK_SCHEDULE": SCHEDULE,
     }
     return subprocess.Popen(
-        [sys.executable, "-m", "codreamer.cli", "webhooks", "dispatch", "--url", url,
-         "--until-idle"],
+        codreamer_argv("webhooks", "dispatch", "--url", url,
+         "--until-idle"),
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -123,7 +85,7 @@ def test_racing_senders_deliver_each_webhook_id_exactly_once(tmp_path: Path) -> 
         for k in range(EVENTS_PER_RUN):
             outbox.enqueue(_payload(paths.run_id, k))
     total = len(RUN_IDS) * EVENTS_PER_RUN
-    rx = CountingReceiver()
+    rx = IdReceiver(half_fail_first, delay_s=0.003)
 
     with serve_in_thread(rx.app) as base:
         url = f"{base}/hook"
@@ -140,7 +102,7 @@ def test_racing_senders_deliver_each_webhook_id_exactly_once(tmp_path: Path) -> 
         )
         manual.start()
         try:
-            rx.wait_acknowledged(total, timeout=60)
+            rx.wait_until(lambda reqs: sum(s == 200 for _, s in reqs) >= total, timeout=60)
             manual.join(60)
             for proc in procs:
                 _, err = proc.communicate(timeout=60)
@@ -196,9 +158,6 @@ class CountingClaims(FileClaims):
 def test_an_event_in_flight_is_not_sent_by_another_sender(tmp_path: Path) -> None:
     """While one sender's POST hangs, another dispatcher (it sees the event pending and
     due) and a redelivery leave it alone; once it is acknowledged nobody sends it."""
-    sys.path.insert(0, str(REPO / "tests" / "api"))
-    from webhook_receiver import Receiver
-
     gate, arrived, first_arrived = threading.Event(), [], threading.Event()
 
     def respond(body: object) -> int:

@@ -13,16 +13,13 @@ import json
 import os
 import signal
 import subprocess
-import sys
 from pathlib import Path
-
-from event_gate import EventGate
 
 from codreamer.store.files import read_jsonl
 from codreamer.webhooks.outbox import read_outbox
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "api"))
-from webhook_receiver import Receiver  # noqa: E402
+from tests.support.cli import codreamer_argv
+from tests.support.event_gate import EventGate
+from tests.support.receiver import Receiver
 
 REPO = Path(__file__).resolve().parents[2]
 RUN_ID = "run-20260101-000000-5e5e5e"
@@ -43,7 +40,7 @@ def test_an_iteration_killed_between_its_email_and_its_webhook_still_sends_it(
     tmp_path: Path,
 ) -> None:
     results = tmp_path / "results"
-    cli = [sys.executable, "-m", "codreamer.cli", "learn-loop"]
+    cli = codreamer_argv("learn-loop")
     with Receiver() as rx, EventGate() as gate:
         gate.hold(lambda _run, e: e["type"] == "iteration_finished" and e.get("iteration") == 1)
         proc = subprocess.Popen(

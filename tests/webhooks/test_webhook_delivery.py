@@ -7,8 +7,6 @@ from __future__ import annotations
 import base64
 import json
 import os
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
@@ -24,12 +22,11 @@ from codreamer.webhooks.dispatcher import Dispatcher
 from codreamer.webhooks.outbox import read_outbox, summarize
 from codreamer.webhooks.redeliver import redeliver
 from codreamer.webhooks.schedule import next_delay, parse_schedule
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "api"))
-from webhook_receiver import Receiver  # noqa: E402
+from tests.support.cli import run_cli
+from tests.support.paths import REPO
+from tests.support.receiver import Receiver
 
 RUN_ID = "api-20250101-120000-abcdef"
-REPO = Path(__file__).resolve().parents[2]
 
 
 def settings(**kw: object) -> Settings:
@@ -258,16 +255,6 @@ def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
     }
 
 
-def _cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "codreamer.cli", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-
-
 def test_cli_redeliver_and_dispatch(tmp_path: Path) -> None:
     runs = tmp_path / "results" / "runs"
     paths = RunPaths(runs / RUN_ID)
@@ -276,18 +263,20 @@ def test_cli_redeliver_and_dispatch(tmp_path: Path) -> None:
         send(paths, settings(), down.url, [payload("baseline", 0), payload("final", 1)])
     env = _env(tmp_path)
     with Receiver() as rx:
-        done = _cli(env, "webhooks", "redeliver", RUN_ID, "--url", rx.url)
+        done = run_cli("webhooks", "redeliver", RUN_ID, "--url", rx.url, base=env)
         assert done.returncode == 0, done.stderr
         assert sorted(r.stage for r in rx.wait_for(2)) == ["baseline", "final"]
-        again = _cli(env, "webhooks", "redeliver", RUN_ID, "--url", rx.url)
+        again = run_cli("webhooks", "redeliver", RUN_ID, "--url", rx.url, base=env)
         assert again.returncode == 0 and "nothing to redeliver" in again.stdout
         assert len(rx.received) == 2
     assert (
-        _cli(env, "webhooks", "redeliver", "../../etc", "--url", "http://127.0.0.1:9/").returncode
+        run_cli(
+            "webhooks", "redeliver", "../../etc", "--url", "http://127.0.0.1:9/", base=env
+        ).returncode
         == 2
     )
-    assert _cli(env, "webhooks", "redeliver", RUN_ID).returncode == 2  # no receiver
-    assert _cli(env, "webhooks", "dispatch", "--url", "ftp://x").returncode == 2
+    assert run_cli("webhooks", "redeliver", RUN_ID, base=env).returncode == 2  # no receiver
+    assert run_cli("webhooks", "dispatch", "--url", "ftp://x", base=env).returncode == 2
 
     # A second run whose process stopped with its events pending (receiver down):
     other = RunPaths(runs / "api-20250101-120000-cccccc")
@@ -297,7 +286,7 @@ def test_cli_redeliver_and_dispatch(tmp_path: Path) -> None:
         assert send(other, s, failing.url, [payload("final", 1, other.run_id)], drain=0) == 1
     with Receiver() as rx:
         env = _env(tmp_path, CODREAMER_WEBHOOK_SCHEDULE="0,0.2,0.2,0.2")
-        done = _cli(env, "webhooks", "dispatch", "--url", rx.url, "--until-idle")
+        done = run_cli("webhooks", "dispatch", "--url", rx.url, "--until-idle", base=env)
         assert done.returncode == 0, done.stderr
         assert rx.ok_ids() == [f"msg_{other.run_id}_final_1"]
         assert "delivered 1" in done.stderr
@@ -308,15 +297,15 @@ def test_a_cli_run_without_receiver_keeps_its_webhooks_for_redelivery(tmp_path: 
     records every payload so `webhooks redeliver --url` can send them later."""
     run_id = "run-20250101-120000-fedcba"
     env = _env(tmp_path, RUN_ID=run_id)
-    loop = _cli(env, "learn-loop", "2", "3", "--json")
+    loop = run_cli("learn-loop", "2", "3", "--json", base=env)
     assert loop.returncode == 0, loop.stderr
     paths = RunPaths(tmp_path / "results" / "runs" / run_id)
     assert [r["type"] for r in read_jsonl(paths.webhooks)].count("skipped") == 4
     env.pop("RUN_ID")
-    bad = _cli(env, "webhooks", "redeliver", run_id, "--url", "notaurl")
+    bad = run_cli("webhooks", "redeliver", run_id, "--url", "notaurl", base=env)
     assert bad.returncode == 2 and "http://" in bad.stderr
     with Receiver() as rx:
-        done = _cli(env, "webhooks", "redeliver", run_id, "--url", rx.url)
+        done = run_cli("webhooks", "redeliver", run_id, "--url", rx.url, base=env)
         assert done.returncode == 0, done.stderr
         got = rx.wait_for(4)
         assert [r.stage for r in got] == ["baseline", "iteration", "iteration", "final"]

@@ -11,12 +11,15 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from api_support import REPO, ApiServer, free_port
+
+from tests.support.api import ApiServer
+from tests.support.env import clean_env
+from tests.support.paths import DATA
+from tests.support.server import ServerProcess, free_port
 
 # The marks of every cluster e2e module: skipped without the `celery` extra, unless
 # CI asks for it (then a missing extra fails instead of skipping).
@@ -33,19 +36,14 @@ CELERY_E2E = [
 REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
 
 
-class RedisServer:
+class RedisServer(ServerProcess):
+    """No persistence: a restart on the same port is a fresh, empty broker."""
+
     def __init__(self, home: Path) -> None:
         self.port = free_port()
         self.home = home
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self, timeout: float = 20.0) -> RedisServer:
-        self.home.mkdir(parents=True, exist_ok=True)
-        self.proc = subprocess.Popen(
+        home.mkdir(parents=True, exist_ok=True)
+        super().__init__(
             [
                 REDIS_SERVER,
                 "--port",
@@ -57,34 +55,34 @@ class RedisServer:
                 "--appendonly",
                 "no",
                 "--dir",
-                str(self.home),
+                str(home),
                 "--protected-mode",
                 "no",
             ],  # fmt: skip
-            stdout=open(self.home / "redis.log", "ab"),  # noqa: SIM115 - the child keeps it
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
+            cwd=home,
+            env=dict(os.environ),
+            log=home / "redis.log",
+            ready=["Ready to accept connections"],
         )
-        import redis
 
-        client = redis.Redis.from_url(self.url)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            with contextlib.suppress(redis.RedisError):
-                if client.ping():
-                    return self
-            time.sleep(0.05)
-        raise RuntimeError("redis-server did not start")
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self, timeout: float = 20.0) -> RedisServer:
+        super().start(timeout)
+        return self
 
     def client(self) -> Any:
-        import redis
+        import redis  # the `celery` extra
 
         return redis.Redis.from_url(self.url, decode_responses=True)
 
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(10)
+    def stop(
+        self, sig: int = signal.SIGKILL, grace_s: float = 10.0, *, group: bool = False
+    ) -> None:
+        """SIGKILL by default: the broker lost, not shut down."""
+        super().stop(sig, grace_s, group=group)
 
 
 def cluster_env(redis: RedisServer, results: Path, **extra: str) -> dict[str, str]:
@@ -95,60 +93,39 @@ def cluster_env(redis: RedisServer, results: Path, **extra: str) -> dict[str, st
     }
 
 
-class Worker:
-    """`codreamer worker` in its own directory and process group."""
+class Worker(ServerProcess):
+    """`codreamer worker` in its own directory and process group; ready once `ready_lines`
+    of Celery's "ready." lines are out (2: the run worker and its webhook companion)."""
 
-    def __init__(self, home: Path, env: dict[str, str], concurrency: int = 1) -> None:
+    def __init__(
+        self, home: Path, env: dict[str, str], concurrency: int = 1, ready_lines: int = 1
+    ) -> None:
         self.home = home
-        self.home.mkdir(parents=True, exist_ok=True)
+        home.mkdir(parents=True, exist_ok=True)
         data = home / "data"
         if not data.exists():
-            shutil.copytree(REPO / "data", data)
-        self.env = {
-            **{
-                k: v
-                for k, v in os.environ.items()
-                if not k.startswith(("CODREAMER_", "FRONTEND", "OPENAI_", "ART_"))
-            },
-            "CODREAMER_DATA_DIR": str(data),
-            "PYTHONPATH": str(REPO),
-            **env,
-        }
+            shutil.copytree(DATA, data)
         self.concurrency = concurrency
-        self.log = home / "worker.log"
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    @property
-    def pid(self) -> int:
-        assert self.proc is not None
-        return self.proc.pid
-
-    def start(self, timeout: float = 60.0) -> Worker:
-        self.proc = subprocess.Popen(
+        super().__init__(
             [
                 sys.executable,
                 "-m",
                 "codreamer.cli",
                 "worker",
                 "--concurrency",
-                str(self.concurrency),
+                str(concurrency),
                 "--loglevel",
                 "info",
             ],  # fmt: skip
-            cwd=self.home,
-            env=self.env,
-            stdout=open(self.log, "ab"),  # noqa: SIM115 - the child keeps it
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
+            cwd=home,
+            env=clean_env(**{"CODREAMER_DATA_DIR": str(data), **env}),
+            log=home / "worker.log",
+            ready=[r" ready\."] * ready_lines,
         )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"worker exited:\n{self.log.read_text()[-3000:]}")
-            if " ready." in self.log.read_text(errors="replace"):
-                return self
-            time.sleep(0.1)
-        raise RuntimeError(f"worker not ready:\n{self.log.read_text()[-3000:]}")
+
+    def start(self, timeout: float = 60.0) -> Worker:
+        super().start(timeout)
+        return self
 
     def owns(self, pid: int) -> bool:
         """True if `pid` is this worker or one of its pool processes."""
@@ -170,21 +147,27 @@ class Worker:
 
     def kill(self) -> None:
         """SIGKILL the worker and its pool processes at once (a machine lost)."""
-        if self.proc is not None and self.proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.proc.pid, signal.SIGKILL)
+        if self.running():
+            assert self.proc is not None
+            self.kill_group()
             self.proc.wait(15)
 
-    def stop(self) -> None:
-        if self.proc is None or self.proc.poll() is not None:
+    def stop(
+        self, sig: int = signal.SIGTERM, grace_s: float = 10.0, *, group: bool = False
+    ) -> None:
+        """A warm shutdown; the group is killed only if the worker outlives `grace_s`
+        (what it leaves behind after a clean exit is for the test to see)."""
+        if not self.running():
             return
-        self.proc.send_signal(signal.SIGTERM)
+        if group:
+            self.kill_group(sig)
+        else:
+            self.send(sig)
+        assert self.proc is not None
         with contextlib.suppress(subprocess.TimeoutExpired):
-            self.proc.wait(10)
+            self.proc.wait(grace_s)
         self.kill()
 
 
 def replica(home: Path, env: dict[str, str], results: Path, port: int | None = None) -> ApiServer:
-    server = ApiServer(home, env, port=port)
-    server.results = results
-    return server
+    return ApiServer(home, env, port=port, results=results)

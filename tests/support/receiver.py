@@ -1,4 +1,7 @@
-"""A real, scriptable webhook receiver on loopback for the API and sender tests.
+"""Real, scriptable webhook receivers on loopback for the API and sender tests.
+
+`Receiver` is a threaded http.server with the behaviours below; `IdReceiver` is an
+async app that many senders hit at once, answering by webhook-id.
 
 Behaviours: answer 200; answer a scripted list of statuses then 200; always
 answer one status; hang before answering; be down (connection refused) for the
@@ -7,24 +10,23 @@ first N seconds. Every request that reaches it is recorded.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
-import socket
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from fastapi import FastAPI, Request, Response
+
+from tests.support.server import free_port
+
 # Requests to this path are answered and not recorded (see `Receiver.settle`).
 BARRIER_PATH = "/__settle__"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @dataclass
@@ -197,3 +199,49 @@ class Receiver:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class IdReceiver:
+    """An async webhook receiver (an ASGI app: serve it with `serve_in_thread(rx.app)`),
+    for many concurrent senders. POST /hook answers `decide(webhook_id, seen)`, where
+    `seen` counts the earlier requests with that id, after `delay_s`; every request is
+    recorded as (webhook-id, status)."""
+
+    def __init__(self, decide: Callable[[str, int], int], delay_s: float = 0.0) -> None:
+        self.requests: list[tuple[str, int]] = []
+        self.in_flight = 0
+        self._lock = threading.Condition()  # notified on every request and answer
+        self.app = FastAPI()
+
+        @self.app.post("/hook")
+        async def hook(request: Request) -> Response:
+            with self._lock:
+                self.in_flight += 1
+            try:
+                await request.body()
+                wid = request.headers.get("webhook-id", "")
+                if delay_s:
+                    await asyncio.sleep(delay_s)  # a receiver takes a moment: widens races
+                with self._lock:
+                    status = decide(wid, sum(1 for w, _ in self.requests if w == wid))
+                    self.requests.append((wid, status))
+                return Response(status_code=status)
+            finally:
+                with self._lock:
+                    self.in_flight -= 1
+                    self._lock.notify_all()
+
+    def wait_until(self, pred: Callable[[list[tuple[str, int]]], bool], timeout: float) -> bool:
+        """Whether `pred(every request so far)` came true within `timeout` (woken by each
+        request)."""
+        with self._lock:
+            return self._lock.wait_for(lambda: pred(self.requests), timeout)
+
+    def wait_idle(self, timeout: float = 30.0) -> None:
+        """Every request that reached the receiver has been answered."""
+        with self._lock:
+            assert self._lock.wait_for(lambda: self.in_flight == 0, timeout), "still answering"
+
+    def by_id(self, status: int | None = None) -> Counter[str]:
+        with self._lock:
+            return Counter(w for w, s in self.requests if status is None or s == status)

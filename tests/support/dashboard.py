@@ -1,5 +1,6 @@
-"""What the dashboard's browser tests share: the browser, the two screen sizes, a layout
-check that fails on horizontal overflow or a node off screen, and a scripted backend.
+"""What the dashboard's browser tests share (the browser itself is started by
+tests/support/browser.py): the two screen sizes, a layout check that fails on
+horizontal overflow or a node off screen, and a scripted backend.
 
 The scripted backend stands in for the API only where a real run cannot be held in
 a state long enough to photograph it (a real run passes "dreaming" and "mid-run" in
@@ -10,38 +11,27 @@ metrics and the webhook outbox summary).
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
-from browser_support import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
+from tests.support.api import ApiServer, api_server
+from tests.support.paths import ARTIFACTS
+from tests.support.server import free_port, serve_in_thread
+from web.app import create_app
+from web.config import WebSettings
 from web.signature import sign_headers
 
 PHONE = (390, 844)
 DESKTOP = (1280, 900)
 SIZES = (PHONE, DESKTOP)
-
-
-def launch_browser() -> Iterator[Any]:
-    """For a module-scoped `browser` fixture: `yield from launch_browser()`."""
-    if not shutil.which(CHROMIUM):
-        if os.environ.get("CI"):
-            pytest.fail(f"{CHROMIUM} is missing; .ci/run must install Debian's chromium")
-        pytest.skip(f"{CHROMIUM} not installed (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 # Everything drawn must lie inside the viewport's width; graph nodes must be big enough
@@ -137,6 +127,29 @@ def click_generate(page: Any, timeout_s: float = 60) -> str:
         assert error.is_hidden(), error.inner_text()
         assert time.monotonic() < deadline, f"no new run after Generate: {text!r}"
         page.wait_for_timeout(100)
+
+
+def webhooks_to(dash_port: int, secret: str | None = None) -> dict[str, str]:
+    """The API's settings that send its webhooks to a dashboard on `dash_port` (started
+    after it, on a port chosen first), signed with `secret` if given."""
+    env = {"FRONTEND_URL": f"http://127.0.0.1:{dash_port}/api/final-email"}
+    if secret is not None:
+        env["CODREAMER_WEBHOOK_SECRET"] = secret
+    return env
+
+
+@contextmanager
+def dashboard_with_api(
+    home: Path, secret: str | None = None, **api_env: str
+) -> Iterator[tuple[str, ApiServer]]:
+    """A real API (`codreamer api`, files under `home`) and a real dashboard in a thread,
+    wired both ways: the page talks to the API, the API's webhooks (signed with `secret`)
+    come to the dashboard. Yields the dashboard's URL and the API."""
+    dash_port = free_port()
+    with api_server(home, {**webhooks_to(dash_port, secret), **api_env}) as api:
+        settings = WebSettings(api_url=api.url, webhook_secret=secret)
+        with serve_in_thread(create_app(settings), dash_port) as url:
+            yield url, api
 
 
 def post_webhook(dash_url: str, secret: str | None, payload: dict[str, Any]) -> httpx.Response:

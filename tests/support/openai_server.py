@@ -19,21 +19,20 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-import os
 import re
 import socket
-import sys
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
+
+from tests.support.server import StartedServer
 
 Body = dict[str, Any]
 _ids = itertools.count()
@@ -251,7 +250,7 @@ class OpenAIServer:
         self._sock = socket.socket()
         self._sock.bind(("127.0.0.1", 0))
         self.port = int(self._sock.getsockname()[1])
-        self._server = uvicorn.Server(
+        self._server = StartedServer(
             uvicorn.Config(self._app(), log_level="warning", lifespan="off", access_log=False)
         )
         self._thread = threading.Thread(
@@ -271,6 +270,8 @@ class OpenAIServer:
         # the listen queue until uvicorn accepts (no polling for `started`).
         self._sock.listen(128)
         self._thread.start()
+        if not self._server.up.wait(10) or not self._server.started:
+            raise RuntimeError("test OpenAI server did not start")
         return self
 
     def stop(self) -> None:
@@ -383,27 +384,3 @@ def completion(body: Body, reply: Reply) -> dict[str, Any]:
         "choices": [choice],
         "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
     }
-
-
-# --- running the CLI against it ----------------------------------------------------
-
-REPO = Path(__file__).resolve().parents[2]
-_PREFIXES = ("CODREAMER_", "OPENAI_", "ART_", "WANDB_", "WEAVE_", "LITELLM_")
-
-
-def clean_env(**overrides: str) -> dict[str, str]:
-    """This process's environment without any CoDreamer/LLM settings, plus `overrides`;
-    data from the repo. Run the CLI with a temp cwd so no developer `.env` is read."""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(_PREFIXES) and k not in ("FRONTEND_URL", "NUM_ITERS", "DEPTH")
-    }
-    env["CODREAMER_DATA_DIR"] = str(REPO / "data")
-    env.update(overrides)
-    return env
-
-
-def codreamer_bin() -> str:
-    """The `codreamer` console script of this interpreter's environment."""
-    return str(Path(sys.executable).parent / "codreamer")
