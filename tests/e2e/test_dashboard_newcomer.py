@@ -18,7 +18,7 @@ import pytest
 
 from codreamer.store.feedback import feedback_file
 from tests.support.api import ApiServer
-from tests.support.browser import launch_browser, open_tab
+from tests.support.browser import RUN_TIMEOUT_MS, launch_browser, open_tab
 from tests.support.dashboard import (
     DESKTOP,
     click_generate,
@@ -81,7 +81,9 @@ def test_every_preset_starts_a_run(tab: Any, site: tuple[str, ApiServer]) -> Non
             assert "trains on it" in plan.inner_text()
         else:
             assert plan.is_hidden()
-        tab.wait_for_selector(f"#run-status:has-text('{run_id} · succeeded')", timeout=120_000)
+        tab.wait_for_selector(
+            f"#run-status:has-text('{run_id} · succeeded')", timeout=RUN_TIMEOUT_MS
+        )
         if preset in held:
             screens(tab, "held-out-preset")
         started.append(run_id)
@@ -149,7 +151,7 @@ def test_a_run_interrupted_by_a_restart_of_both_servers_can_be_resumed(
             open_page(tab, url)
             status = tab.locator("#run-status")
             tab.wait_for_selector(
-                f"#run-status:has-text('{run_id} · interrupted')", timeout=120_000
+                f"#run-status:has-text('{run_id} · interrupted')", timeout=RUN_TIMEOUT_MS
             )
             done = int(status.inner_text().split(" · ")[2].split()[0])
             assert done >= 1
@@ -183,7 +185,7 @@ def test_every_prospect_of_a_run_has_its_email_and_the_ceiling_is_drawn(
     tab.fill("#iterations", "2")
     tab.fill("#depth", "5")
     run_id = click_generate(tab)  # the empty form: the backend's sample prospects
-    tab.wait_for_selector(f"#email-meta:has-text('run {run_id} · final')", timeout=120_000)
+    tab.wait_for_selector(f"#email-meta:has-text('run {run_id} · final')", timeout=RUN_TIMEOUT_MS)
     prospects = api.client().get("/runs?limit=1").json()["runs"][0]["prospects"]
     assert len(prospects) >= 2
     tabs = tab.locator("#prospect-tabs button")

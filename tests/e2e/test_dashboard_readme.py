@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.browser import launch_browser
+from tests.support.browser import RUN_TIMEOUT_MS, launch_browser
 from tests.support.dashboard import PHONE, check_layout, click_generate, resize
 from tests.support.paths import REPO
 from tests.support.server import ServerProcess, free_port, uvicorn_ready
@@ -95,7 +95,7 @@ class Shell:
 
 def generate_and_wait(page: Any) -> str:
     run_id = click_generate(page)
-    page.wait_for_selector(f"#email-meta:has-text('run {run_id} · final')", timeout=120_000)
+    page.wait_for_selector(f"#email-meta:has-text('run {run_id} · final')", timeout=RUN_TIMEOUT_MS)
     page.wait_for_selector(f"#run-status:has-text('{run_id} · succeeded')", timeout=60_000)
     return run_id
 

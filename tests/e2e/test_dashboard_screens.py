@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from tests.support.api import ApiServer
-from tests.support.browser import launch_browser, open_tab
+from tests.support.browser import RUN_TIMEOUT_MS, launch_browser, open_tab
 from tests.support.dashboard import (
     DESKTOP,
     ScriptedBackend,
@@ -283,6 +283,6 @@ def interrupted(tab: Any, api: ApiServer, url: str, gate: EventGate) -> None:
     tab.wait_for_selector(f"#run-status:has-text('{run_id} · cancelled')")
     assert api.status(run_id)["status"] == "cancelled"
     tab.click("#resume-run")
-    tab.wait_for_selector(f"#run-status:has-text('{run_id} · succeeded')", timeout=120_000)
+    tab.wait_for_selector(f"#run-status:has-text('{run_id} · succeeded')", timeout=RUN_TIMEOUT_MS)
     tab.wait_for_selector(f"#email-meta:has-text('run {run_id} · final')")
     assert api.status(run_id)["status"] == "succeeded"

@@ -16,6 +16,10 @@ from tests.support.paths import ARTIFACTS
 __all__ = ["ARTIFACTS", "CHROMIUM", "CHROMIUM_ARGS", "chromium", "launch_browser", "open_tab"]
 
 CHROMIUM = "/usr/bin/chromium"
+# How long a browser test waits for a whole run to reach the page. The wait ends on
+# the event itself; this only bounds it, and a loaded 2-core CI machine (a CPU hog
+# beside the suite) has taken over 120 s for a run that takes 5 s when quiet.
+RUN_TIMEOUT_MS = 300_000
 # No sandbox (root), and nothing that reaches for the network this machine lacks.
 CHROMIUM_ARGS = [
     "--headless",
