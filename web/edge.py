@@ -99,6 +99,7 @@ class _Refused(Exception):
 
 def bounded_protocol(limits: EdgeLimits) -> type[asyncio.Protocol]:
     """A uvicorn HTTP protocol class holding `limits` (pass it as `http=`)."""
+    # Deferred: uvicorn's httptools protocol only when a server is built.
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
     class BoundedHttpToolsProtocol(HttpToolsProtocol):

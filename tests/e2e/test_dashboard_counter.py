@@ -37,7 +37,7 @@ def browser() -> Iterator[Any]:
 def test_status_counts_the_iteration_the_email_shows(browser: Any, size: tuple[int, int]) -> None:
     backend = ScriptedBackend()
     page = browser.new_page(viewport={"width": size[0], "height": size[1]})
-    page.set_default_timeout(30_000)
+    page.set_default_timeout(120_000)  # a loaded CI machine; each wait still ends on its event
     try:
         with serve_in_thread(backend.app) as api_url:
             settings = WebSettings(api_url=api_url, webhook_secret=SECRET)
