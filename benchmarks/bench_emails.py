@@ -39,7 +39,7 @@ from codreamer.agent.rollout import RolloutEnv, rollout
 from codreamer.agent.tools import AgentTools
 from codreamer.agent.trajectory import TrajectoryMeta
 from codreamer.agent.writer.check import broken_sentences
-from codreamer.agent.writer.vocabulary import Vocabulary
+from codreamer.agent.writer.realise import Vocabulary
 from codreamer.graph.scores import NodeScores
 from codreamer.graph.store import GraphStore
 from codreamer.judge.rubric import RubricJudge
@@ -123,20 +123,10 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=REPO / "benchmarks" / "data" / "graded")
     ap.add_argument("--samples", type=int, default=2)
     ap.add_argument("--dump", type=Path, help="write every email here as JSONL")
-    ap.add_argument(
-        "--split",
-        choices=("all", "tuning", "heldout"),
-        default="all",
-        help="only the graphs of this part of <data>/split.json (read the tuning graphs' "
-        "emails while writing; the held-out graphs' stay unread until the blind panel)",
-    )
     args = ap.parse_args()
     data: Path = args.data
     root = data.resolve().parents[2]  # graphs.json paths are relative to the repository
     graphs: dict[str, str] = json.loads((data / "graphs.json").read_text())
-    if args.split != "all":
-        keep = set(json.loads((data / "split.json").read_text())[args.split])
-        graphs = {g: p for g, p in graphs.items() if g in keep}
     sender = Sender(name="Sam Carter", title="Account Executive")
     started = time.perf_counter()
 

@@ -4,13 +4,9 @@
                 cause, change, proof), in the chain's order, merged or subordinated
     text.py     a node's clearest sentence for the customer (no notes for the graph's
                 author; a shortened fact keeps its contrast and its cause)
-    notes.py    what the seller knows of the reader, as a short reference ("If I have it
-                right, you ...")
     voice.py    a fact told to the reader ("you"), plain words, the seller's "we"
     grammar.py  a clause told from a noun phrase, without a parser
     realise.py  the plan rendered through the Jinja2 templates in templates/*.j2
-    vocabulary.py  case from the graph's own text (a name or a common word)
-    conventions.py the greeting's name, the reader's title, the goal's object
     check.py    the final check: a broken sentence is repaired, re-framed or dropped
     subject.py  the subject: the reader's problem in the reader's words
 
@@ -22,10 +18,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codreamer.agent.style import DEFAULT_STYLE, EmailStyle
-from codreamer.agent.writer.conventions import goal_object
 from codreamer.agent.writer.plan import make_plan, stems
-from codreamer.agent.writer.realise import NEUTRAL_NAMES, Realiser
-from codreamer.agent.writer.vocabulary import graph_facts
+from codreamer.agent.writer.realise import NEUTRAL_NAMES, Realiser, goal_object, graph_facts
 from codreamer.graph.schema import is_product_feature
 from codreamer.models import FinalEmail, Scenario, Sender
 

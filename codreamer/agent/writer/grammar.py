@@ -59,7 +59,6 @@ VERBS = wordset(
     integrate sync export import label fill reconcile approve assign dispatch forward
     queue prioritise prioritize triage match learn explain own rate score ingest correlate
     estimate locate connect push bring install oversee employ cover staff host fund lease
-    cache rewrite pause rebuild display maintain record
     """
 )
 _IRREGULAR_3SG = {"has": "have", "does": "do", "goes": "go", "is": "be"}

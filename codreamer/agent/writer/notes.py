@@ -17,7 +17,7 @@ import re
 from functools import lru_cache
 
 from codreamer.agent.writer.grammar import base_form, has_finite_verb, is_predicate, wordset
-from codreamer.agent.writer.text import cut, sentences
+from codreamer.agent.writer.text import sentences
 from codreamer.agent.writer.voice import you_form
 
 _WS = re.compile(r"\s+")
@@ -101,34 +101,3 @@ def notes_told(notes: str) -> tuple[str, ...]:
             if t:
                 out.append(t)
     return tuple(out)
-
-
-_SUBORDINATE = re.compile(
-    r"\s(?:after|because|since|when|until|while|as|so|which|once|before|where|though)\s",
-    re.IGNORECASE,
-)
-_LEANS_BACK = re.compile(
-    r"^(?:it|this|that|these|those|they|there|also)\b|\b(?:that|this|those|these|the same) "
-    r"(?:site|project|team|one|place|account|matter|system|time)\b",
-    re.IGNORECASE,
-)
-_DOT_INSIDE = re.compile(r"\.\s+[a-z]")
-REFERENCE_WORDS = 18  # a reference to what the reader described, not their file read back
-
-
-@lru_cache(maxsize=4096)
-def notes_reference(told: str) -> str:
-    """One told sentence of the notes as a short reference to the reader's situation:
-    its main clause, cut at a clause boundary (never before a cause or a contrast) to
-    about REFERENCE_WORDS words; "" when its main clause has no verb ("Spoilage
-    write-offs and rising premiums after two claims ...": a heading, not a sentence
-    the seller can say back)."""
-    if _LEANS_BACK.search(told):
-        return ""  # "on that site" needs the sentence before it
-    if _DOT_INSIDE.search(told):
-        return ""  # "at 9 a.m. most calls ...": read as two sentences, the second broken
-    head = _SUBORDINATE.split(told, maxsplit=1)[0]
-    if not told.startswith(("You ", "Your ")) and not has_finite_verb(head):
-        return ""
-    short = cut(told, REFERENCE_WORDS)
-    return short if len(short.split()) <= REFERENCE_WORDS + 8 else ""

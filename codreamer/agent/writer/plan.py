@@ -22,13 +22,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from codreamer.agent.style import EmailStyle
-from codreamer.agent.writer.grammar import wordset
 from codreamer.agent.writer.text import Fact, customer_fact, is_definition, reason_clause
-from codreamer.agent.writer.voice import agree, customer_class, plain, to_reader, we_voice
+from codreamer.agent.writer.voice import agree, customer_class, plain, seller_voice, to_reader
 from codreamer.graph.schema import is_product_feature
 from codreamer.models import CUSTOMER_JOB
 
@@ -50,23 +48,6 @@ _COST = re.compile(
     r"\bfines?\b|penalt|churn|overtime|thousand|million",
     re.IGNORECASE,
 )
-# What goes wrong: a fact with none of these (and no figure) about the reader's own
-# kind of business is their routine, which told to them reads as news about their
-# own job ("You submit an interconnection application to the utility").
-_TROUBLE = re.compile(
-    r"\b(?:fail\w*|miss\w*|slow\w*|late\w*|los[est]\w*|lost|delay\w*|risk\w*|errors?|wrong|"
-    r"wast\w*|break\w*|broke\w*|stall\w*|unnoticed|only|never|cannot|can't|without|reject\w*|"
-    r"complain\w*|churn\w*|short\w*|overload\w*|backlog\w*|manual\w*|by hand|wait\w*|stuck|"
-    r"spoil\w*|injur\w*|death\w*|fatal\w*|fines?|penalt\w*|waiv\w*|drift\w*|leak\w*|"
-    r"disagree\w*|inconsisten\w*|unread|undocumented|idle|time out|timeouts?|overrun\w*|"
-    r"hard|difficult|struggl\w*|lack\w*|gaps?|blind|silent\w*|worse|expos\w*|fraud\w*|"
-    r"leakage|outages?|complaints?|claims? against|recall\w*|audit\w*|requir\w*|must|"
-    r"expected|deadline\w*|pressure|falls?|fell|drops?|rise|rising|rose|grow\w*)\b",
-    re.IGNORECASE,
-)
-_YOU = re.compile(r"\b(?:you|your)\b", re.IGNORECASE)
-_MADE_WORSE = re.compile(r"\b(?:is|are) made worse by\b", re.IGNORECASE)
-_FIGURE = re.compile(r"\d|\bpercent\b")  # a figure may be news to the reader; a rule is not
 # Words per fact, by length choice (brief, standard, detailed).
 FACT_WORDS = (14, 20, 26)
 
@@ -78,7 +59,6 @@ class Step:
     fact: Fact
     reason: str = ""  # why this step follows from the one before (an edge rationale)
     joined: bool = False  # told in the same sentence as the step before
-    known: bool = False  # about the reader's own kind of business: told as shared ground
 
 
 @dataclass(slots=True)
@@ -106,31 +86,8 @@ _STEM_WORD = re.compile(r"[a-z][a-z'-]{3,}")
 MAX_FACTS = (1, 2, 2)
 
 
-# Function words: two texts that share only "with" and "this" share no topic.
-_STOP_STEMS = frozenset(
-    w.rstrip("s")[:5] if len(w) > 4 else w[:5]
-    for w in wordset(
-        """
-        with this that these those from have their they them into over about than then
-        when where which while what your only also more most many much very such each
-        every some other been being were will would could should there here does done
-        just like make made still even ever
-        """
-    )
-)
-
-
-@lru_cache(maxsize=65536)
 def stems(text: str) -> frozenset[str]:
-    """The content words of `text`, by their first five letters."""
-    return frozenset(_stem(w) for w in _STEM_WORD.findall(text.lower())) - _STOP_STEMS
-
-
-def _stem(word: str) -> str:
-    """First five letters, a plural's "s" off first ("loads" and "load" are one word)."""
-    if word.endswith("s") and not word.endswith(("ss", "'s")) and len(word) > 4:
-        word = word[:-1]
-    return word[:5]
+    return frozenset(w[:5] for w in _STEM_WORD.findall(text.lower()))
 
 
 def overlap(a: frozenset[str], b: frozenset[str]) -> float:
@@ -152,7 +109,7 @@ def _reader_fact(store: GraphStore, node: str, limit: int) -> Fact:
         # as news: never said (the Customer Job is the seller's view of the reader)
         return Fact("", "noun")
     if pf and fact.kind == "clause":
-        voiced = we_voice(text)
+        voiced = seller_voice(text)
         if voiced:
             return Fact(voiced[0].upper() + voiced[1:], "clause")
     classes = customer_class(store.content(CUSTOMER_JOB)) if CUSTOMER_JOB in store else ()
@@ -187,8 +144,6 @@ def make_plan(
     # business, which the reader knows better than anyone.
     cands: list[tuple[float, int, Step]] = []
     told: list[frozenset[str]] = []
-    echoed = ""  # the first fact the notes already say: the reader's problem
-    defined = ""  # the first definition left out: the topic when no fact is told
     for i, node in enumerate(facts):
         if node == CUSTOMER_JOB:
             continue
@@ -203,38 +158,19 @@ def make_plan(
         edge = store.edge(prev, node) if prev else None
         role = _role(edge.relationship if edge else "", fact.text) if i > 0 else "problem"
         score = 2.0 * len(st & want) + (1.0 if _COST.search(fact.text) else 0.0) - 0.1 * i
-        if reaches and i == len(facts) - 1:
-            score += 1.5  # the problem the product answers: without it the link is unsaid
         if is_definition(fact.text):
-            # a definition lectures the reader on their own field ("defines excursions
-            # to a logistics director"): never told; the opening names the topic
-            defined = defined or node
-            continue
-        if _MADE_WORSE.search(fact.text):
-            score -= 2.0  # "New analysts are made worse by ...": a graph's link read aloud
-        if not _TROUBLE.search(fact.text) and not _COST.search(fact.text):
-            if _YOU.search(fact.text):
-                continue  # the reader's own routine, told to them as news: never said
-            score -= 1.5  # a neutral remark: a fact with a problem in it goes first
-        if want and overlap(st, want) >= 0.6 and len(st & want) >= 3:
-            # the notes already say it: the opening tells it in the reader's own
-            # terms, and the same point again as a fact reads as parroting
-            echoed = echoed or node
-            continue
-        known = bool(_YOU.search(fact.text)) and not _FIGURE.search(fact.text)
-        cands.append((score, i, Step(node, role, fact, known=known)))
+            score -= 3.0  # a definition lectures the reader on their own field
+        cands.append((score, i, Step(node, role, fact)))
     keep = sorted(cands, key=lambda c: -c[0])[: MAX_FACTS[style.length]]
+    if len(cands) > 1:
+        keep = [c for c in keep if not is_definition(c[2].fact.text)] or keep[:1]
     plan.steps = [c[2] for c in sorted(keep, key=lambda c: c[1])]
-    if echoed:
-        plan.topic_node = echoed
-    elif plan.steps:
+    if plan.steps:
         best = max(keep, key=lambda c: c[0])[2]
         plan.topic_node = best.node if want else plan.steps[0].node
-    elif defined:
-        plan.topic_node = defined
     if reaches:
         pf = path[-1]
-        fact = _reader_fact(store, pf, max(limit, 24))
+        fact = _reader_fact(store, pf, max(limit, 30))
         proof = reason(path[-2], pf, 26) if len(path) > 1 and style.length >= 1 else ""
         if proof and overlap(stems(proof), stems(fact.text)) >= 0.4:
             proof = ""  # the product's fact said again in other words

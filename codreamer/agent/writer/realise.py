@@ -18,17 +18,11 @@ import jinja2
 
 from codreamer.agent.style import EmailStyle
 from codreamer.agent.writer.check import problems, repair
-from codreamer.agent.writer.conventions import (
-    goal_object,
-    goal_variants,
-    greeting_name,
-    role_title,
-)
-from codreamer.agent.writer.notes import notes_reference, notes_told
+from codreamer.agent.writer.grammar import wordset
+from codreamer.agent.writer.notes import notes_told
 from codreamer.agent.writer.plan import Plan, Step, stems
 from codreamer.agent.writer.subject import subject_topic
 from codreamer.agent.writer.text import sentences
-from codreamer.agent.writer.vocabulary import Vocabulary, notes_caps
 from codreamer.agent.writer.voice import agree, plain
 from codreamer.models import FinalEmail, Scenario, Sender
 
@@ -92,21 +86,179 @@ _S: Any = _Frames(_ENV.get_template("sentences.j2").module)
 # Prospect names that mean "no one in particular" (the neutral reader of a run on
 # a graph of its own): greeted without a name.
 NEUTRAL_NAMES = frozenset({"there", "reader", "colleague"})
+_HONORIFICS = {"dr": "Dr.", "mr": "Mr", "mrs": "Mrs", "ms": "Ms", "mx": "Mx", "prof": "Professor"}
 _WS = re.compile(r"\s+")
 _NOTES_BEAR = 2  # stems a notes sentence shares with the facts told, to be told
-# a plural topic takes "are": "court deadlines are", "EMR and premiums are"
-_PLURAL = re.compile(r"(?<!s)(?<!u)(?<!i)s$|\band\b")
-NO_TOPIC = "your priorities"
-_PURPOSE = re.compile(r"\b(?:to|for|about|with|focused)\s", re.IGNORECASE)  # goal says why
-_OUR_THING = re.compile(
-    r"^At (?P<brand>[^,]+), we use our (?P<thing>.+?) to (?P<told>.+)$"
-)  # subject_topic's answer when the walk names no problem
 _NEEDS_BEFORE = re.compile(r"^(?:it|this|these|they|that|then|also)\b", re.IGNORECASE)
+_GOAL_VERB = re.compile(
+    r"^(?:secure|book|schedule|arrange|set\s+up|get|land|start|run|organi[sz]e|hold|plan|"
+    r"propose|request|win|obtain|confirm|have)\s+(?=(?:a|an|the|one|two|three|\d)\b)",
+    re.IGNORECASE,
+)
+_ALWAYS_LOWER = wordset(
+    """
+    a an the most many every each some any all no one two three several few without with
+    during when while if once after before since because as in on at for from by to of
+    there this these those it its you your our their
+    """
+)
 
 
 @lru_cache(maxsize=65536)
 def _hash(key: str, slot: str) -> int:
     return int.from_bytes(hashlib.blake2b(f"{key}|{slot}".encode(), digest_size=4).digest(), "big")
+
+
+_MEETING = re.compile(
+    r"^(?:a|an)\s+(?:(?P<n>\d+)-minute\s+)?(?P<kind>[\w-]+\s+)?(?P<what>call|demo|meeting|chat)\b"
+    r"(?P<rest>.*)$",
+    re.IGNORECASE,
+)
+
+
+@lru_cache(maxsize=4096)
+def goal_variants(obj: str) -> tuple[str, ...]:
+    """Ways to say the goal's object that keep its facts (length, kind, audience):
+    a goal shared by many prospects is not one stock phrase in every email."""
+    m = _MEETING.match(obj)
+    if not m:
+        return (obj,)
+    n, kind, what, rest = (
+        m.group("n"),
+        (m.group("kind") or "").strip(),
+        m.group("what"),
+        m.group("rest"),
+    )
+    out = [obj]
+    kind_what = f"{kind} {what}" if kind else what
+    if n:
+        out += [
+            f"{n} minutes on a {what}{rest}",
+            f"a short {n}-minute {what}{rest}",
+            f"a {n}-minute conversation{rest}",
+            f"a {kind_what} ({n} minutes){rest}",
+            f"a {what} of {n} minutes{rest}",
+        ]
+        if what in ("call", "chat", "meeting") and not rest.strip():
+            out.append(f"{n} minutes to talk it through{rest}")
+    elif kind:
+        out += [f"a short {kind_what}{rest}", f"a quick {kind_what}{rest}"]
+    return tuple(dict.fromkeys(out))
+
+
+@lru_cache(maxsize=4096)
+def goal_object(goal: str) -> str:
+    """'Secure a 20-minute discovery call' -> 'a 20-minute discovery call' ('' if no match)."""
+    g = _WS.sub(" ", goal).strip().rstrip(".!?")
+    m = _GOAL_VERB.match(g)
+    return g[m.end() :] if m else ""
+
+
+def _common_shape(word: str) -> bool:
+    """An adverb, a participle or a gerund is never a name ("Efficiently", "Rushed")."""
+    return word.endswith(("ly", "ing", "ed")) and len(word) > 4
+
+
+class Vocabulary:
+    """What the graph's own text says about case: a word seen in lower case is a
+    common word (safe to lower-case after a lead-in); one only ever capitalised is a
+    name (kept as written, and never flagged by the check)."""
+
+    def __init__(self, texts: list[str], names: list[str]) -> None:
+        lower: set[str] = set()
+        caps: set[str] = set()
+        for t in texts:
+            # not inside an address or a domain ("reviewly.io" is still Reviewly)
+            words = re.findall(r"(?<![\w@./])[A-Za-z][\w'-]*(?![\w@]|\.\w)", t)
+            lower.update(w for w in words if w[0].islower())
+            for prev, w in zip(words, words[1:], strict=False):
+                if w[0].isupper() and not prev.endswith((".", "!", "?", ":")):
+                    caps.add(w.removesuffix("'s"))
+        self.lower = frozenset(w.lower() for w in lower)
+        self.caps = frozenset(caps)
+        self._proper: dict[str, bool] = {}
+        self._with_names: dict[tuple[str, ...], Vocabulary] = {}
+        self.checked: dict[str, str] = {}  # sentence -> repaired, or "" when broken
+        self.plans: dict[tuple[tuple[str, ...], int, str], Plan] = {}  # per graph
+        self.names = frozenset(w for n in names for w in n.split() if w)
+
+    def proper(self, word: str) -> bool:
+        hit = self._proper.get(word)
+        if hit is None:
+            hit = self._proper[word] = self._is_proper(word)
+        return hit
+
+    def _is_proper(self, word: str) -> bool:
+        w = word.strip(",.;:!?'\"()")
+        if w.endswith(("'s", "’s")):
+            w = w[:-2]
+        if w in self.names or (len(w) > 1 and (w.isupper() or any(c.isupper() for c in w[1:]))):
+            return True
+        if w in self.caps:  # capitalised mid-sentence somewhere in the graph: a name
+            return True
+        low = w.lower()
+        return not (low in self.lower or low in _ALWAYS_LOWER or _common_shape(low))
+
+    def for_names(self, names: list[str]) -> Vocabulary:
+        """This graph's vocabulary with the names of one email's people and companies
+        (memoised: a run writes to the same few prospects over and over)."""
+        key = tuple(names)
+        hit = self._with_names.get(key)
+        if hit is None:
+            if len(self._with_names) >= 1024:
+                self._with_names.clear()
+            hit = Vocabulary([], names)
+            hit.lower, hit.caps = self.lower, self.caps
+            self._with_names[key] = hit
+        return hit
+
+    def lowered(self, sentence: str) -> str:
+        """The sentence with its first word in lower case, or "" when it is a name."""
+        first = sentence.split(" ", 1)[0]
+        if not first or self.proper(first):
+            return ""
+        return sentence[0].lower() + sentence[1:]
+
+
+_GRAPH_CACHE: dict[int, tuple[GraphStore, Vocabulary, frozenset[str]]] = {}
+
+
+def graph_facts(store: GraphStore) -> tuple[Vocabulary, frozenset[str]]:
+    """Per graph, once: its vocabulary, and the rationales it repeats on three or more
+    edges (boilerplate such as "the next problem follows", not a reason)."""
+    hit = _GRAPH_CACHE.get(id(store))
+    if hit is not None and hit[0] is store:
+        return hit[1], hit[2]
+    texts: list[str] = []
+    counts: dict[str, int] = {}
+    for nid, node in store.nodes.items():
+        texts.append(node.content)
+        for nb in store.out_neighbours(nid):
+            r = nb.rationale.strip()
+            texts.append(r)
+            counts[r] = counts.get(r, 0) + 1
+    vocab = Vocabulary(texts, [])
+    repeated = frozenset(r for r, c in counts.items() if c >= 3)
+    if len(_GRAPH_CACHE) > 64:
+        _GRAPH_CACHE.clear()
+    _GRAPH_CACHE[id(store)] = (store, vocab, repeated)
+    return vocab, repeated
+
+
+def _greeting_name(name: str, formal: bool) -> str:
+    """First name; formally, title and surname when the name carries a title (a
+    stranger's gender is never guessed, so no title is made up)."""
+    words = name.split()
+    if not words:
+        return name
+    title = _HONORIFICS.get(words[0].rstrip(".").lower())
+    if title and len(words) > 1:
+        return (
+            f"{title} {words[-1]}"
+            if formal
+            else (words[1] if len(words) > 2 else f"{title} {words[-1]}")
+        )
+    return words[0]
 
 
 class Realiser:
@@ -136,7 +288,6 @@ class Realiser:
         names = [p.name, self.company, sender.name, self.seller]
         self.vocab = vocab.for_names(names)
         self.formal = style.formal
-        self.notes_caps = notes_caps(p.notes or "")
 
     def v(self, slot: str) -> int:
         return _hash(self.key, slot)
@@ -158,22 +309,15 @@ class Realiser:
         cap = text[:1].upper() + text[1:]
         return self.vocab.lowered(cap), cap
 
-    def step_sentence(self, step: Step, first: bool = False) -> str:
+    def step_sentence(self, step: Step) -> str:
         """A fact as its own sentence: no stock lead-in, no connective the graph does
-        not support (the order of the facts carries the argument). The first fact about
-        the reader's own kind of business ("audits require you to ...") is told as
-        shared ground, not as news about their own job."""
-        low, cap = self._forms(step.fact.text)
-        if first and step.known and low:
-            framed = self._ok(str(_S.shared_fact(self.v("shared"), low)))
-            if framed:
-                return framed
+        not support (the order of the facts carries the argument)."""
+        _, cap = self._forms(step.fact.text)
         return self._ok(cap + ".")
 
     def notes_sentences(self, plan: Plan) -> list[str]:
-        """What the seller knows of the reader, referred to in one short sentence: the
-        notes' sentence that bears most on the facts told, cut to its main clause and
-        owned as what the seller heard (never the notes pasted wholesale)."""
+        """What the seller knows of the reader, told to them: the notes' sentence that
+        bears most on the facts told (and the first one, when short enough), in order."""
         told = notes_told(self.scenario.prospect.notes or "")
         if not told:
             return []
@@ -186,59 +330,31 @@ class Realiser:
         )
         want = stems(facts)
         scores = [len(stems(t) & want) for t in told]
-        # the situation the product answers comes first: the reference then leads to it
-        answer = stems(plan.change.fact.text) if plan.change is not None else frozenset()
-        rank = [scores[i] + len(stems(t) & answer) for i, t in enumerate(told)]
-        for i in sorted(range(len(told)), key=lambda i: (-rank[i], i)):
-            if scores[i] < _NOTES_BEAR:
-                # notes the facts do not bear on are not told: an incident named and
-                # then left for another topic reads worse than a plain email, and
-                # echoing them would make every walk look relevant to the judge
-                break
-            ref = notes_reference(told[i])
-            if not ref:
-                continue
-            s = self._ok(str(_S.notes_opening(self.v("notes"), self._notes_lowered(ref), ref)))
+        best = max(range(len(told)), key=lambda i: (scores[i], -i))
+        if scores[best] < _NOTES_BEAR:
+            # notes the facts do not bear on are not told: an incident named and then
+            # left for another topic reads worse than a plain email, and echoing them
+            # would make every walk look relevant to the judge that trains the policy
+            return []
+        picks = sorted({0, best}) if best != 0 else [0]
+        if sum(len(told[i].split()) for i in picks) > 48:
+            picks = [best]
+        out: list[str] = []
+        for k, i in enumerate(picks):
+            t = told[i]
+            if k == 0:
+                # the reader's own situation, owned as what the seller heard; a
+                # sentence that cannot take the lead-in is not told bare
+                low = "y" + t[1:] if t.startswith(("You ", "Your ")) else self.vocab.lowered(t)
+                c = str(_S.notes_opening(self.v("notes"), low or t, t))
+                s = self._ok(c)
+                if not s:
+                    break
+            else:
+                s = self._ok(t + ".")
             if s:
-                return [s]
-        return []
-
-    def _notes_lowered(self, ref: str) -> str:
-        """The reference after a lead-in ("I understand crews spend ..."): its first word
-        in lower case unless it is a name the reader's notes, the graph or the email's
-        people use ("Millbrook had ...", "SIU")."""
-        first = ref.split(" ", 1)[0].strip(",.;:")
-        if ref.startswith(("You ", "Your ")):
-            return "y" + ref[1:]
-        keep = (
-            first in self.vocab.names
-            or first.isupper()
-            or any(c.isupper() for c in first[1:])
-            or first in self.notes_caps
-        )
-        return ref if keep else ref[0].lower() + ref[1:]
-
-    def role_opening(self, topic: str) -> str:
-        """Without notes that bear on the facts: the reader's role and company, and the
-        problem the email is about (what the seller knows of THIS reader)."""
-        p = self.scenario.prospect
-        if self.neutral or not topic or topic == NO_TOPIC:
-            return ""
-        title = role_title(p.title or "")
-        if not title and not self.company:
-            return ""
-        v = self.v("role")
-        # "as sr. director at Acme Inc. about X": a reader (and the judge) takes the
-        # abbreviation's full stop for the sentence's end; then only wordings that end
-        # on the reader's role and company are used
-        dotted = "." in title or "." in self.company
-        for k in range(6):  # the hash's wording first; another if it fails the check
-            if dotted and (v + k) % 6 < 2:
-                continue
-            s = self._ok(str(_S.role_opening(v + k, title, self.company, topic)))
-            if s:
-                return s
-        return ""
+                out.append(s)
+        return out
 
     def product_sentence(self, ch: Step) -> str:
         if not ch.fact.ok:
@@ -246,24 +362,9 @@ class Realiser:
         f, cap = self._forms(ch.fact.text)
         seller = self.seller
         brand = seller.split(" ", 1)[0] if seller else ""
-        # "At Weave, we provide ...": the product's own name already opens it
-        named = (bool(brand) and brand in " ".join(cap.split()[:4])) or cap.startswith("At ")
+        named = bool(brand) and brand in " ".join(cap.split()[:4])
         first = cap.split(" ", 1)[0]
-        our = _OUR_THING.match(cap)
-        if our:
-            # the seller's tool, said in one of a few ways (the same walk reaches many
-            # prospects; one frame in every email would read as a template)
-            options = [
-                _S.product_our(
-                    self.v("product"),
-                    our["brand"],
-                    our["thing"],
-                    our["told"],
-                    "let" if _PLURAL.search(our["thing"]) else "lets",
-                ),
-                cap + ".",
-            ]
-        elif ch.fact.kind == "noun" and not named and not self.proper(first):
+        if ch.fact.kind == "noun" and not named and not self.proper(first):
             options = [_S.product_noun(self.v("product"), f or cap), cap + "."]
         elif named or not f:
             options = [cap + "."]
@@ -277,13 +378,10 @@ class Realiser:
 
     def render(self, plan: Plan) -> FinalEmail:
         paras: list[str] = []
-        topic = self.topic(plan)
-        notes = self.notes_sentences(plan) or [x for x in [self.role_opening(topic)] if x]
+        notes = self.notes_sentences(plan)
         if notes:
             paras.append(" ".join(notes))
-        facts = [
-            x for x in (self.step_sentence(st, k == 0) for k, st in enumerate(plan.steps)) if x
-        ]
+        facts = [x for x in (self.step_sentence(st) for st in plan.steps) if x]
         if facts:
             paras.append(" ".join(facts))
         if plan.change is not None:
@@ -296,14 +394,14 @@ class Realiser:
                 paras.append(text)
         if not paras:
             paras.append(str(_S.no_product(self.v("noproduct"))))
-        paras.append(self.ask(topic))
+        paras.append(self.ask())
         p = self.scenario.prospect
         body = _EMAIL.render(
             greeting=str(
                 _S.greeting(
                     self.formal,
                     self.v("greet"),
-                    greeting_name(p.name, self.formal),
+                    _greeting_name(p.name, self.formal),
                     self.neutral,
                 )
             ),
@@ -311,7 +409,7 @@ class Realiser:
             signoff=str(_S.signoff(self.formal, self.v("signoff"))),
             signature=self.sender.signature(),
         )
-        return FinalEmail(subject=self.subject(topic), body=body, citations=list(self.path))
+        return FinalEmail(subject=self.subject(plan), body=body, citations=list(self.path))
 
     def _fallback_product(self, node: str) -> str:
         """Any whole sentence of the product's text that passes the check, as written."""
@@ -321,40 +419,24 @@ class Realiser:
                 return s
         return ""
 
-    def ask(self, topic: str) -> str:
-        """One ask, for the goal; a soft ask names the problem the email argued, so it
-        follows from the argument instead of coming out of nowhere."""
+    def ask(self) -> str:
         goal = _WS.sub(" ", self.scenario.goal).strip().rstrip(".!?")
         obj = goal_object(goal)
         if obj:
             options = goal_variants(obj)
             obj = options[self.v("goal") % len(options)]
         g = goal[:1].lower() + goal[1:] if goal else "find a time to talk"
-        tie = obj and topic != NO_TOPIC and self.v("tied") % 3
-        if tie and self.style.ask == 0:
-            be = "are" if _PLURAL.search(topic) else "is"
-            tied = self._ok(str(_S.ask_tied(self.formal, self.v("ask"), obj, topic, be)))
-            if tied:
-                return tied
-        elif tie and not _PURPOSE.search(obj):
-            # a direct ask says what the time is for: the problem the email argued
-            when = self.v("when")
-            tied = self._ok(str(_S.ask_direct_tied(self.formal, self.v("ask"), when, obj, topic)))
-            if tied:
-                return tied
         return str(_S.ask(self.style.ask == 1, self.formal, self.v("ask"), self.v("when"), obj, g))
 
-    def topic(self, plan: Plan) -> str:
-        """The reader's problem as a noun phrase (the subject's and the ask's topic)."""
-        return subject_topic(
+    def subject(self, plan: Plan) -> str:
+        p = self.scenario.prospect
+        topic = subject_topic(
             self.store,
             plan.topic_node,
             [s.node for s in plan.steps] or ([plan.change.node] if plan.change else []),
-            self.scenario.prospect.notes or "",
+            p.notes or "",
             self.path,
         )
-
-    def subject(self, topic: str) -> str:
         company = "" if self.neutral else self.company
         cap = topic[:1].upper() + topic[1:]
         q = self.style.subject == 1

@@ -77,7 +77,7 @@ _QUOTED = re.compile(r"(?<!\w)['\"‘“][^'\"’”]{3,}['\"’”](?!\w)")
 # Connectives that carry a fact's point: a cut never falls just before one.
 _KEEP_AFTER = re.compile(
     r"^(?:while|but|whereas|although|though|yet|because|since|so|unless|which means|"
-    r"as a result|meaning|even|only|until|instead|allowing|letting|enabling|so that)\b",
+    r"as a result|meaning|even|only|until|instead)\b",
     re.IGNORECASE,
 )
 _BOUNDARY = re.compile(r",\s|;\s|\s—\s|\s(?=(?:and|which|so|while|because|but|including)\s)")
@@ -198,7 +198,7 @@ def sentences(text: str) -> list[str]:
     return out
 
 
-def cut(text: str, limit: int) -> str:
+def _cut(text: str, limit: int) -> str:
     """About `limit` words, cut only at a clause boundary and never just before a
     contrast or a cause ("while popular ones run short" is the point)."""
     if len(text.split()) <= limit:
@@ -214,11 +214,6 @@ def cut(text: str, limit: int) -> str:
         if _KEEP_AFTER.match(rest):
             continue
         head = t[: m.start()]
-        if ":" in head or t[m.start()] == ";":
-            # inside what a colon announces ("routes it: simple claims to ..."), or the
-            # second half a semicolon joins to the first (often the point: "agents
-            # handle refunds; a missed verification step creates exposure")
-            continue
         last = head.rsplit(" ", 1)[-1].lower()
         if last in _NO_END:
             continue  # "evidence about" cannot end a sentence
@@ -313,7 +308,7 @@ def customer_fact(content: str, limit: int = 24, first: bool = False) -> Fact:
             best = (score, s)
     if best is None:
         return _EMPTY
-    t = cut(best[1], limit)
+    t = _cut(best[1], limit)
     if is_predicate(t):
         return Fact(t, "predicate")
     return Fact(t, "clause" if has_finite_verb(t) else "noun")
@@ -338,7 +333,7 @@ def reason_clause(rationale: str, limit: int = 22) -> str:
         s = _clean(_AUTHOR_TAIL.sub("", s.rstrip(".!? ")))
         if len(s.split()) < 5 or not has_finite_verb(s):
             continue
-        s = cut(s, limit)
+        s = _cut(s, limit)
         if len(s.split()) <= int(limit * 1.4):
             return s
     return ""

@@ -26,8 +26,7 @@ _WS = re.compile(r"\s+")
 # --- the reader's situation ---------------------------------------------------------
 _GENERIC_CLASS = ("companies", "company", "organisations", "organizations", "businesses",
                   "firms", "teams")  # fmt: skip
-# the head may open the sentence ("Installers sell ..."), so its case is free
-_SUBJECT_HEAD = re.compile(r"^(?:[A-Z][\w-]*\s+|[a-z][\w-]*\s+){0,3}?([A-Za-z][a-z-]*s)\b")
+_SUBJECT_HEAD = re.compile(r"^(?:[A-Z][\w-]*\s+|[a-z][\w-]*\s+){0,3}?([a-z][\w-]*s)\b")
 
 
 @lru_cache(maxsize=4096)
@@ -54,23 +53,13 @@ _SUBJ_NEXT = wordset(
     """
 )
 _PREP_BEFORE = wordset("at in for of across among with from by between inside within like than")
-# Words that end the noun phrase before a customer noun: a conjunction opens a clause
-# ("..., so utilities need" -> "..., so you need", never "..., you need").
-_NOT_MODIFIER = (
-    DETERMINERS
-    | RELATIVE
-    | wordset("and or but than as so because since while when if yet once until whereas")
-)
+_NOT_MODIFIER = DETERMINERS | RELATIVE | frozenset({"and", "or", "but", "than", "as"})
 
 
 def _you(words: list[str], i: int, plural: bool) -> list[str] | None:
     """Replace the noun phrase ending at words[i] (a customer class noun) by the reader."""
     nxt = words[i + 1].lower() if i + 1 < len(words) else ""
-    if (
-        nxt not in _SUBJ_NEXT
-        and not (not plural and nxt != base_form(nxt) and base_form(nxt))
-        and not (plural and base_form(nxt) == nxt)  # "installers submit"
-    ):
+    if nxt not in _SUBJ_NEXT and not (not plural and nxt != base_form(nxt) and base_form(nxt)):
         return None
     j = i
     # adjectives before the noun ("regional food distributors"), never a verb
@@ -153,12 +142,6 @@ _ONE_WAY = {
     "sufficient": "enough",
     "discovered": "found",
     "immediately": "at once",
-    "as soon as": "the moment",
-    "which means that": "so",
-    "which means": "so",
-    "the majority of the": "most of the",
-    "the majority of": "most",
-    "so that": "so",
 }
 _BOTH_WAYS = (
     ("typically", "usually"),
@@ -172,7 +155,6 @@ _BOTH_WAYS = (
     ("nearly", "almost"),
     ("faster", "quicker"),
     ("rises", "climbs"),
-    ("because of", "due to"),
 )
 _SWAPS: dict[str, str] = dict(_ONE_WAY)
 for _a, _b in _BOTH_WAYS:
@@ -227,45 +209,11 @@ def _figure(m: re.Match[str]) -> str:
     return repl[:1].upper() + repl[1:] if w[:1].isupper() else repl
 
 
-# "every minute" <-> "each minute": only before a noun ("each other", "every one of",
-# "every so often" keep their words).
-_EVERY_EACH = re.compile(
-    r"\b(?P<w>[Ee]very|[Ee]ach)\b(?=\s+(?!other\b|one\b|of\b|so\b|and\b|or\b)[a-z])"
-)
-
-
-def _every_each(m: re.Match[str]) -> str:
-    w = m.group("w")
-    repl = "each" if w.lower() == "every" else "every"
-    return repl[:1].upper() + repl[1:] if w[:1].isupper() else repl
-
-
-# ", allowing users to give feedback" -> ", so users can give feedback": the same
-# consequence in plainer words (a participle that ends with "to" and a verb).
-_ALLOWING = re.compile(
-    r",\s(?:allowing|enabling|permitting)\s(?P<who>(?:[a-z][\w-]*\s){1,3}?)to\s(?P<verb>[a-z]+)\b"
-)
-
-
-def _allowing(m: re.Match[str]) -> str:
-    verb = m.group("verb")
-    if base_form(verb) != verb:
-        return m.group(0)  # "to" before a noun ("to data"): not a verb's infinitive
-    return f", so {m.group('who')}can {verb}"
-
-
-# "rather than the general contractor" -> "instead of the general contractor"; never
-# before a verb ("rather than type").
-_RATHER = re.compile(r"\brather than(?=\s(?:the|a|an|their|its|your|our|his|her|any)\b)")
-
-
 @lru_cache(maxsize=65536)
 def plain(text: str) -> str:
     """Plain words for wordy ones, and swaps that keep the meaning: the reader gets a
     paraphrase, not the graph's sentence pasted."""
-    text = _RATHER.sub("instead of", _ALLOWING.sub(_allowing, text))
-    text = _EVERY_EACH.sub(_every_each, _PLAIN_ONE.sub(_swap, text))
-    return _FIGURES.sub(_figure, text)
+    return _FIGURES.sub(_figure, _PLAIN_ONE.sub(_swap, text))
 
 
 _IRREGULAR_BASE = {"has": "have", "does": "do", "goes": "go", "is": "are", "was": "were"}
@@ -354,68 +302,3 @@ def agree(text: str) -> str:
             return text  # "Operations costs rise": a noun, not a verb
         plural = "go" if verb == "goes" else b
     return text[: m.start("verb")] + plural + text[m.end("verb") :]
-
-
-_BRAND_VERB = re.compile(
-    r"^(?P<name>[A-Z][\w&+.-]*(?:\s[A-Z][\w&+.-]*){0,2})\s(?P<adv>[a-z]+ly\s)?"
-    r"(?P<rest>[a-z][a-z]+s\b.*)$"
-)
-_PREP_AFTER = re.compile(r"^(?:on|in|at|of|from|across|with|for|by)\b")
-# A word after "and" or a comma that reads as a verb in the third person (it takes an
-# object): left as it is, "we rank ... and displays it" would be broken.
-_LEFT_3SG = re.compile(
-    r"(?:\band|,)\s(?P<w>[a-z]+[^s\W]s)\s(?:the|a|an|every|each|all|its|their|them|it|"
-    r"your|our|when|whether|how|what|which|who)\b"
-)
-
-
-def _our_thing(text: str) -> str:
-    """ "Listenwell's cloud platform correlates X, estimates Y, and ranks Z" -> "at
-    Listenwell, we use our cloud platform to correlate X, estimate Y, and rank Z"
-    ("" when the verb after the product's noun phrase is not found, or a coordinated
-    verb cannot be turned)."""
-    m = _NAME_POSS.match(text)
-    if not m:
-        return ""
-    words = m.group("rest").split()
-    for i in range(1, min(len(words), 5)):
-        w = words[i].lower()
-        b = base_form(w)
-        if b is None or w in AUX or words[i - 1].endswith(","):
-            continue
-        plural = words[i - 1].lower().endswith("s") and not words[i - 1].lower().endswith("ss")
-        if b == w and not plural:
-            continue  # a base form after a singular noun is a noun ("data set")
-        pred = " ".join(words[i:])
-        told = you_form(pred) if b != w else pred
-        if not told or _LEFT_3SG.search(told) or _PREP_AFTER.match(" ".join(words[i + 1 :])):
-            return ""
-        return f"at {m.group('name')}, we use our {' '.join(words[:i])} to {told}"
-    return ""
-
-
-@lru_cache(maxsize=65536)
-def we_voice(text: str) -> str:
-    """The product's fact told by the seller: "Brightwell checks every load ... and
-    alerts before dashboards break" -> "at Brightwell, we check every load ... and
-    alert before dashboards break" ("" when the fact does not open on a name and a
-    verb, or a coordinated verb cannot be turned). Every verb of the product's
-    sentence changes person, so the seller's sentence is not the graph's pasted."""
-    owned = _our_thing(text)
-    if owned:
-        return owned
-    owned = seller_voice(text)
-    if owned:
-        return owned
-    m = _BRAND_VERB.match(text)
-    if not m:
-        return ""
-    rest = m.group("rest")
-    verb, _, after = rest.partition(" ")
-    if base_form(verb) in (None, verb) or verb in AUX or _PREP_AFTER.match(after):
-        # "Groundwire tags on heavy equipment ... vibrate": a noun, not a verb
-        return ""
-    told = you_form(rest)
-    if not told or _LEFT_3SG.search(told):
-        return ""
-    return f"at {m.group('name')}, we {m.group('adv') or ''}{told}"
