@@ -18,7 +18,8 @@ from codreamer.agent.style import ALL_STYLES, STYLE_CHOICES, EmailStyle
 from codreamer.agent.writer import write_email
 from codreamer.agent.writer.check import broken_sentences, problems, repair
 from codreamer.agent.writer.realise import Vocabulary, goal_object, graph_facts
-from codreamer.agent.writer.text import customer_fact, is_meta, reason_clause
+from codreamer.agent.writer.text import _cut as cut
+from codreamer.agent.writer.text import customer_fact, for_customer, is_meta, reason_clause
 from codreamer.agent.writer.voice import to_reader
 from codreamer.graph.schema import is_product_feature
 from codreamer.graph.search import shortest_path
@@ -356,3 +357,44 @@ def test_author_notes_of_the_tuning_panel_are_recognised() -> None:
     ):
         assert is_meta(note), note
     assert not is_meta("Every point of loss ratio on a $500 million book is worth $5 million.")
+
+
+def test_a_cut_never_drops_the_last_item_of_a_list() -> None:
+    # "... from Amazon, Walmart." reads as a list cut short: the "and" that closes a
+    # list is not a place to cut, wherever the sentence would end.
+    fact = (
+        "Our crawler collects prices for a set of up to 12 stores twice a day from Amazon, "
+        "Walmart and the stores' own websites, and shows them next to your own prices."
+    )
+    for limit in range(8, 30):
+        short = cut(fact, limit)
+        assert not short.rstrip(".").endswith("Walmart"), (limit, short)
+        assert "Walmart and the stores' own websites" in short or "Walmart" not in short
+
+
+def test_a_fact_wrapped_in_a_note_for_the_author_reaches_the_email_without_it(
+    scenarios: list[Scenario],
+) -> None:
+    from codreamer.agent.writer import write_email
+    from codreamer.graph.schema import Edge, Node
+
+    note = (
+        "Worth making clear that Railkeep works alongside the existing TMS rather than "
+        "replacing it, so a carrier can go live in about 4 weeks."
+    )
+    assert for_customer(note) is not None
+    assert not for_customer(note).lower().startswith("worth")  # type: ignore[union-attr]
+    assert for_customer("Understanding the graph is crucial because it links nodes.") is None
+    g = GraphStore(
+        [
+            Node(id="Customer Job", content="Regional carriers plan routes for 40 trucks a day.",
+                 edges=[Edge(target="Empty Miles", rationale="Planning drives empty miles.")]),
+            Node(id="Empty Miles", content="About a fifth of miles driven are empty backhauls.",
+                 edges=[Edge(target="Product Feature: TMS Add-on", rationale="Fewer empty runs.")]),
+            Node(id="Product Feature: TMS Add-on", content=note),
+        ]
+    )  # fmt: skip
+    path = ["Customer Job", "Empty Miles", "Product Feature: TMS Add-on"]
+    for style in ALL_STYLES[:12]:
+        body = write_email(g, path, scenarios[0], style).body
+        assert "worth making clear" not in body.lower(), body

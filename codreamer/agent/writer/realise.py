@@ -22,7 +22,7 @@ from codreamer.agent.writer.grammar import wordset
 from codreamer.agent.writer.notes import notes_told
 from codreamer.agent.writer.plan import Plan, Step, stems
 from codreamer.agent.writer.subject import subject_topic
-from codreamer.agent.writer.text import sentences
+from codreamer.agent.writer.text import for_customer, sentences
 from codreamer.agent.writer.voice import agree, plain
 from codreamer.models import FinalEmail, Scenario, Sender
 
@@ -413,7 +413,10 @@ class Realiser:
 
     def _fallback_product(self, node: str) -> str:
         """Any whole sentence of the product's text that passes the check, as written."""
-        for sent in sentences(self.store.content(node)):
+        for raw in sentences(self.store.content(node)):
+            sent = for_customer(raw)
+            if sent is None:
+                continue  # a note for the graph's author, never for the customer
             s = self._ok(agree(plain(sent.rstrip(".!? "))) + ".")
             if s and not _NEEDS_BEFORE.match(s):
                 return s
