@@ -15,8 +15,8 @@
    much the email is about the reader (grade = 1 + 4 * relevance^0.5 *
    specificity^0.5, as the judge's own criteria measure them; what the judge's fitted
    total weighs besides, the team ignores). Until round 5 the taste was brevity and
-   specificity; since the writer's fourth pass every email scores 1.0 on concision,
-   and a taste for what never varies teaches nothing. The ratings go into the agent's
+   specificity, but every email the agent writes scores 1.0 on concision, and a
+   taste for what never varies teaches nothing. The ratings go into the agent's
    feedback file; the next run continuing the agent refits the judge's total to them
    (held-out ratings kept out of the fit), and the benchmark checks agreement again on
    60 further ratings no fit saw.
