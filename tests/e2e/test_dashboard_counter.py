@@ -44,10 +44,16 @@ def test_status_counts_the_iteration_the_email_shows(browser: Any, size: tuple[i
             with serve_in_thread(create_app(settings)) as url:
                 page.goto(url + "/")
                 page.wait_for_selector("#backend-pill:has-text('connected')")
+                # The form takes its bounds once the backend answers; filling it before
+                # then races that (under load the click could come first).
+                page.wait_for_selector("#form-source:has-text('limits')")
                 page.fill("#p-name", "Morgan Lee")
                 page.fill("#p-goal", "Secure a 20-minute discovery call")
                 page.click("#generate")
                 run_id = backend.next_id
+                # The backend answers the POST with "queued": set "running" only after the
+                # page follows the run, or a slow POST would overwrite it.
+                page.wait_for_selector(f"#run-status:has-text('{run_id}')")
                 progress = {"iteration": 0, "iterations": 50, "step": "score", "fraction": 0.0}
                 backend.set(run_id, status="running", progress=progress)
                 page.wait_for_selector(f"#run-status:has-text('{run_id} · running')")
