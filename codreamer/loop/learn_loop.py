@@ -330,7 +330,8 @@ def final_record(ctx: RunContext, last: int) -> dict[str, Any]:
     """final_email.json: the best email judged in the run for the primary scenario
     (from any rollout or greedy email; ties: the later), where it came from, and the
     trained policy's own greedy email (iteration `last`'s) beside it. With several
-    training prospects, each one's best email too (`per_prospect`)."""
+    training prospects, each one's best email too (`per_prospect`, with the prospect's
+    name, so a reader of the record alone can say whose email it is)."""
     config = ctx.config
     primary = config.scenario.id
     greedy = read_json(ctx.paths.email(last))
@@ -356,7 +357,8 @@ def final_record(ctx: RunContext, last: int) -> dict[str, Any]:
     }
     if len(config.scenarios) > 1:
         record["per_prospect"] = [
-            {"scenario_id": s.id, **_brief(ctx.best.best(s.id))} for s in config.scenarios
+            {"scenario_id": s.id, "name": s.prospect.name, **_brief(ctx.best.best(s.id))}
+            for s in config.scenarios
         ]
     return record
 

@@ -13,6 +13,7 @@ import os
 import re
 import signal
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,10 @@ from tests.support.dashboard import PHONE, check_layout, click_generate, resize
 from tests.support.paths import REPO
 from tests.support.server import ServerProcess, free_port, uvicorn_ready
 
-pytestmark = [pytest.mark.e2e, pytest.mark.browser]
+# Three whole runs and four server starts, each bounded on its own (a run by
+# RUN_TIMEOUT_MS, which alone equals the suite's 300 s per test): the walk as a whole
+# gets room for all of them on a loaded machine.
+pytestmark = [pytest.mark.e2e, pytest.mark.browser, pytest.mark.timeout(900)]
 
 
 @pytest.fixture(scope="module")
@@ -93,9 +97,16 @@ class Shell:
             self.server = None
 
 
+def step(name: str) -> None:
+    """Say which step runs, with the time, so a failure or a timeout shows where it stood."""
+    print(f"{time.monotonic():.1f} {name}", flush=True)
+
+
 def generate_and_wait(page: Any) -> str:
     run_id = click_generate(page)
+    step(f"run {run_id} started")
     page.wait_for_selector(f"#email-meta:has-text('run {run_id} · final')", timeout=RUN_TIMEOUT_MS)
+    step(f"run {run_id} final")
     page.wait_for_selector(f"#run-status:has-text('{run_id} · succeeded')", timeout=60_000)
     return run_id
 
@@ -114,12 +125,14 @@ def test_readme_dashboard_section(browser: Any, tmp_path: Path) -> None:
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     try:
+        step("1. The dashboard alone")
         # 1. The dashboard alone: mock data, and how to start the backend.
         sh.start(web)
         page.goto(sh.url)
         page.locator("#mock-banner").wait_for(state="visible")
         assert "uv run codreamer" in page.locator("#mock-banner").inner_text()
 
+        step("2. A result by hand")
         # 2. A result by hand: it appears without a reload.
         page.evaluate("window.__noReload = 1")
         answer = json.loads(sh.run(post_by_hand))
@@ -130,6 +143,7 @@ def test_readme_dashboard_section(browser: Any, tmp_path: Path) -> None:
         assert page.locator("#email-citations a").count() == len(hook["final_email"]["citations"])
         assert page.evaluate("window.__noReload") == 1
 
+        step("3. With the backend")
         # 3. With the backend: a preset prospect, one click, the final email.
         sh.start(serve, wait_api=True)
         page.goto(sh.url)
@@ -142,6 +156,7 @@ def test_readme_dashboard_section(browser: Any, tmp_path: Path) -> None:
         assert "oracle" in page.locator("#reward-details").inner_text()
         assert page.locator(".reward-table tbody tr").count() >= 2
 
+        step("4. Our own graph")
         # 4. Our own graph, drawn whole on a phone.
         page.select_option("#preset", index=0)
         scenario = json.loads((REPO / "examples" / "scenario-clinic-ops.json").read_text())
@@ -155,6 +170,7 @@ def test_readme_dashboard_section(browser: Any, tmp_path: Path) -> None:
         page.wait_for_selector("svg.graph-svg g.node >> nth=15")
         check_layout(page, expect_nodes=16)
 
+        step("5. A protected backend")
         # 5. A protected backend: sign in once, then one click.
         sh.start(protected, wait_api=True)
         page.goto(sh.url)

@@ -77,6 +77,7 @@ def test_cli_trains_on_several_scenarios_and_says_who(tmp_path: Path, repo_root:
     final = json.loads((run / "final_email.json").read_text())
     assert [p["scenario_id"] for p in final["per_prospect"]] == ["s0", "s1"]
     assert final["per_prospect"][0]["reward"] == final["reward"]
+    assert all(isinstance(p["name"], str) and p["name"] for p in final["per_prospect"])
     # the request's own graph and no scenario: a neutral reader, no sample prospect
     cmd = [
         str(Path(sys.executable).parent / "codreamer"),

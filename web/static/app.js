@@ -333,7 +333,10 @@ function prospectView(latest, follow, run) {
   const per = record && Array.isArray(record.per_prospect) ? record.per_prospect : [];
   const ids = per.length ? per.map((p) => p.scenario_id) : training.map((p) => p.scenario_id);
   if (ids.length < 2) return { latest, tabs: [], key: null };
-  const names = new Map(training.map((p) => [p.scenario_id, prospectName(p)]));
+  // Names from the run list, else from the final record itself: the run list can arrive
+  // after the final result, and an id is no name to show a user.
+  const names = new Map(per.filter((p) => p.name).map((p) => [p.scenario_id, prospectName(p)]));
+  training.forEach((p) => names.set(p.scenario_id, prospectName(p)));
   const chosen = ids.includes(ui.chosenProspect) ? ui.chosenProspect : ids[0];
   const tabs = ids.map((id) => ({ id, name: names.get(id) || id, chosen: id === chosen }));
   const first = ids[0];
