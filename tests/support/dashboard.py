@@ -11,7 +11,6 @@ metrics and the webhook outbox summary).
 from __future__ import annotations
 
 import json
-import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -111,22 +110,30 @@ def screens(page: Any, name: str, expect_nodes: int | None = None) -> None:
     resize(page, *DESKTOP)
 
 
+# The id of a run the page follows once it differs from `old`, or the error the form
+# shows: evaluated by the page on each frame, so the wait ends on the change itself.
+_NEW_RUN_JS = """(old) => {
+  const error = document.getElementById('generate-error');
+  if (error && error.getClientRects().length && error.textContent.trim()) {
+    return { error: error.textContent.trim() };
+  }
+  const status = document.getElementById('run-status');
+  const text = status ? status.innerText : '';
+  const id = text.startsWith('Run ') ? text.split(/\\s+/)[1] : null;
+  return id && id !== old ? { id } : null;
+}"""
+
+
 def click_generate(page: Any, timeout_s: float = 60) -> str:
     """Click "Generate email"; the id of the new run once the page follows it."""
     status = page.locator("#run-status")
     before = status.inner_text() if status.is_visible() else ""
     old = before.split()[1] if before.startswith("Run ") else None
     page.click("#generate")
-    deadline = time.monotonic() + timeout_s
-    while True:
-        text = status.inner_text()
-        if text.startswith("Run ") and text.split()[1] != old:
-            run_id: str = text.split()[1]
-            return run_id
-        error = page.locator("#generate-error")
-        assert error.is_hidden(), error.inner_text()
-        assert time.monotonic() < deadline, f"no new run after Generate: {text!r}"
-        page.wait_for_timeout(100)
+    found = page.wait_for_function(_NEW_RUN_JS, arg=old, timeout=timeout_s * 1000).json_value()
+    assert "error" not in found, found["error"]
+    run_id: str = found["id"]
+    return run_id
 
 
 def webhooks_to(dash_port: int, secret: str | None = None) -> dict[str, str]:
