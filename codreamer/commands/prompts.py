@@ -9,7 +9,7 @@ import typer
 
 from codreamer.commands.common import fail
 from codreamer.config import get_settings
-from codreamer.errors import CoDreamerError, RunNotFoundError
+from codreamer.errors import CoDreamerError
 from codreamer.store.paths import RunPaths
 
 
@@ -24,9 +24,7 @@ RunArg = Annotated[str, typer.Argument(help="The run id, e.g. run-20260101-12000
 def _paths(run_id: str):  # type: ignore[no-untyped-def]
 
     settings = get_settings()
-    paths = RunPaths.for_run(settings.runs_dir, run_id)
-    if not paths.meta.exists():
-        raise RunNotFoundError(run_id)
+    paths = RunPaths.existing(settings.runs_dir, run_id)
     return settings, paths
 
 

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from codreamer.agent.tools import AgentTools
 from codreamer.commands.common import cli_command, own_graph
 from codreamer.config import Settings, get_settings
-from codreamer.errors import CoDreamerError, OracleTooLargeError, RunNotFoundError
+from codreamer.errors import CoDreamerError, OracleTooLargeError
 from codreamer.graph.schema import parse_graph
 from codreamer.graph.scores import NodeScores
 from codreamer.graph.store import GraphStore
@@ -307,9 +307,7 @@ def evaluate_run(run_id: str, scenario_args: list[str]) -> EvalReport:
     with none, on its training prospects)."""
 
     settings = get_settings()
-    paths = RunPaths.for_run(settings.runs_dir, run_id)
-    if not paths.meta.exists():
-        raise RunNotFoundError(run_id)
+    paths = RunPaths.existing(settings.runs_dir, run_id)
     config = LoopConfig.from_meta(read_meta(paths))
     store = GraphStore(parse_graph(read_json(paths.graph)))
     k = last_complete_iteration(paths, config.iterations)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from codreamer.config import Settings
-from codreamer.errors import RunNotFoundError, RunStateError
+from codreamer.errors import RunStateError
 from codreamer.graph.store import GraphStore
 from codreamer.loop.config import LoopConfig
 from codreamer.loop.run_files import create_run
@@ -48,9 +48,7 @@ def new_local_run(
 
 
 def existing_run(settings: Settings, run_id: str) -> RunPaths:
-    paths = RunPaths.for_run(settings.runs_dir, run_id)
-    if not paths.meta.exists():
-        raise RunNotFoundError(run_id)
+    paths = RunPaths.existing(settings.runs_dir, run_id)
     meta = read_meta(paths)
     if meta.status == "succeeded":
         raise RunStateError(f"run {run_id} already succeeded; nothing to resume")

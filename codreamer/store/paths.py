@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol, overload
 
-from codreamer.errors import InvalidRunIdError, quote
+from codreamer.errors import InvalidRunIdError, RunNotFoundError, quote
 
 # ASCII digits only (\d also matches full-width ones) and anchored at both ends with
 # fullmatch (`$` lets a trailing newline through): run ids become directory names.
@@ -80,6 +80,15 @@ class RunPaths:
     @classmethod
     def for_run(cls, runs_dir: Path, run_id: str) -> RunPaths:
         return cls(Path(runs_dir) / check_run_id(run_id))
+
+    @classmethod
+    def existing(cls, runs_dir: Path, run_id: str) -> RunPaths:
+        """A run that was created: InvalidRunIdError for a malformed id,
+        RunNotFoundError when no run of that id has its meta.json."""
+        paths = cls.for_run(runs_dir, run_id)
+        if not paths.meta.exists():
+            raise RunNotFoundError(run_id)
+        return paths
 
     @property
     def run_id(self) -> str:

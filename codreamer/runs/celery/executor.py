@@ -29,7 +29,6 @@ from codreamer.config import Settings
 from codreamer.errors import (
     BrokerUnavailableError,
     QueueFullError,
-    RunNotFoundError,
     RunStateError,
 )
 from codreamer.models import utc_now_iso
@@ -39,7 +38,7 @@ from codreamer.runs.celery.leases import RedisEventClaims, redis_client
 from codreamer.runs.celery.services import ClusterServices, publish
 from codreamer.store.events import EventLog
 from codreamer.store.meta import read_meta, update_meta
-from codreamer.store.paths import RunPaths, check_run_id
+from codreamer.store.paths import RunPaths
 from codreamer.store.status import RESUMABLE_STATUSES
 
 BROKER_ERRORS: tuple[type[BaseException], ...] = (
@@ -82,10 +81,7 @@ class CeleryExecutor:
 
     # -- paths ---------------------------------------------------------------
     def paths(self, run_id: str) -> RunPaths:
-        paths = RunPaths.for_run(self.settings.runs_dir, check_run_id(run_id))
-        if not paths.meta.exists():
-            raise RunNotFoundError(run_id)
-        return paths
+        return RunPaths.existing(self.settings.runs_dir, run_id)
 
     def new_paths(self, run_id: str) -> RunPaths:
         return RunPaths.for_run(self.settings.runs_dir, run_id)

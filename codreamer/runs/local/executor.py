@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from codreamer.config import Settings
-from codreamer.errors import QueueFullError, RunNotFoundError, RunStateError
+from codreamer.errors import QueueFullError, RunStateError
 from codreamer.models import utc_now_iso
 from codreamer.runs.execute import execute_run
 from codreamer.runs.local.process import is_run_alive, run_in_child, run_lock
@@ -122,10 +122,7 @@ class LocalExecutor:
     # -- paths ---------------------------------------------------------------
     def paths(self, run_id: str) -> RunPaths:
         """The run's paths; InvalidRunIdError for a malformed id, RunNotFoundError if absent."""
-        paths = RunPaths.for_run(self.settings.runs_dir, check_run_id(run_id))
-        if not paths.meta.exists():
-            raise RunNotFoundError(run_id)
-        return paths
+        return RunPaths.existing(self.settings.runs_dir, run_id)
 
     def new_paths(self, run_id: str) -> RunPaths:
         return RunPaths.for_run(self.settings.runs_dir, run_id)
