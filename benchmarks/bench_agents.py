@@ -11,15 +11,17 @@
 3. 1,000 leads are written on one core (the process pinned to one CPU, BLAS single-
    threaded); CPU and wall time are reported.
 4. A simulated team rates emails the agent writes (its policy sampled, so the emails
-   vary). The team's taste differs from the judge's defaults: it grades only by how
-   much the email is about the reader (grade = 1 + 4 * relevance^0.5 *
-   specificity^0.5, as the judge's own criteria measure them; what the judge's fitted
-   total weighs besides, the team ignores). Until round 5 the taste was brevity and
-   specificity, but every email the agent writes scores 1.0 on concision, and a
-   taste for what never varies teaches nothing. The ratings go into the agent's
-   feedback file; the next run continuing the agent refits the judge's total to them
-   (held-out ratings kept out of the fit), and the benchmark checks agreement again on
-   60 further ratings no fit saw.
+   vary). The team's taste differs from the judge's defaults: it reads for emails
+   framed for the reader's role and seniority that stick to what is known (grade =
+   1 + 4 * fit^0.5 * grounding^0.5, as the judge's own `fit` and `grounding` measure
+   them; the default total weighs fit 0 and grounding 0.14, and what it weighs
+   besides, the team ignores). A taste must be over what the rated emails vary in,
+   or there is nothing to rank: earlier tastes were brevity and specificity (every
+   email the agent writes scores 1.0 on concision) and relevance and specificity
+   (111 of 120 rated emails score 1.0 on both: 5 distinct grades). The ratings go
+   into the agent's feedback file; the next run continuing the agent refits the
+   judge's total to them (held-out ratings kept out of the fit), and the benchmark
+   checks agreement again on 60 further ratings no fit saw.
 
 Prints one JSON object.
 """
@@ -61,9 +63,12 @@ FIRST = ["Ana", "Ben", "Chloe", "Dev", "Eli", "Fatima", "Gus", "Hana", "Ivan", "
 LAST = ["Moreau", "Singh", "Okoro", "Larsen", "Ng", "Costa", "Weber", "Ito", "Diaz", "Hale"]
 
 
+TASTE = "grade = 1 + 4 * sqrt(fit * grounding)"
+
+
 def team_grade(scores: dict[str, float]) -> float:
-    """The simulated team: is the email about the reader? Nothing else."""
-    return 1.0 + 4.0 * (scores["relevance"] ** 0.5) * (scores["specificity"] ** 0.5)
+    """The simulated team: is it written for my role, and does it stick to facts?"""
+    return 1.0 + 4.0 * (scores["fit"] ** 0.5) * (scores["grounding"] ** 0.5)
 
 
 def train(settings: Settings, scenario_ids: list[str], iterations: int) -> dict[str, object]:
@@ -202,7 +207,7 @@ def main() -> None:
             "ratio": round(mean_agent / mean_oracle, 4), "target": 0.93},
         "thousand_leads": {"cpu_s": round(cpu, 3), "wall_s": round(wall, 3), "target_s": 5.0},
         "team": {
-            "taste": "grade = 1 + 4 * sqrt(relevance * specificity)",
+            "taste": TASTE,
             "ratings": len(rated), "continued": second,
             "fresh_ratings": len(fresh),
             "spearman_default_judge": round(before, 4),
