@@ -110,29 +110,31 @@ def screens(page: Any, name: str, expect_nodes: int | None = None) -> None:
     resize(page, *DESKTOP)
 
 
-# The id of a run the page follows once it differs from `old`, or the error the form
-# shows: evaluated by the page on each frame, so the wait ends on the change itself.
-_NEW_RUN_JS = """(old) => {
-  const error = document.getElementById('generate-error');
-  if (error && error.getClientRects().length && error.textContent.trim()) {
-    return { error: error.textContent.trim() };
-  }
+# Whether the page follows run `id`: evaluated by the page on each frame, so the wait
+# ends on the change itself.
+_FOLLOWS_JS = """(id) => {
   const status = document.getElementById('run-status');
-  const text = status ? status.innerText : '';
-  const id = text.startsWith('Run ') ? text.split(/\\s+/)[1] : null;
-  return id && id !== old ? { id } : null;
+  return Boolean(status && status.innerText.startsWith(`Run ${id}`));
 }"""
 
 
 def click_generate(page: Any, timeout_s: float = 60) -> str:
-    """Click "Generate email"; the id of the new run once the page follows it."""
-    status = page.locator("#run-status")
-    before = status.inner_text() if status.is_visible() else ""
-    old = before.split()[1] if before.startswith("Run ") else None
-    page.click("#generate")
-    found = page.wait_for_function(_NEW_RUN_JS, arg=old, timeout=timeout_s * 1000).json_value()
-    assert "error" not in found, found["error"]
-    run_id: str = found["id"]
+    """Click "Generate email"; the id of the new run, once the page follows it.
+
+    The id is the one the dashboard's own POST /api/generate answered, not read off
+    the status line: a page just opened may first show the newest past run there."""
+
+    def is_generate(response: Any) -> bool:
+        request = response.request
+        return bool(request.method == "POST" and response.url.endswith("/api/generate"))
+
+    with page.expect_response(is_generate, timeout=timeout_s * 1000) as answer:
+        page.click("#generate")
+    response = answer.value
+    data = response.json()
+    assert response.ok and data.get("run_id"), f"Generate answered {response.status}: {data}"
+    run_id: str = data["run_id"]
+    page.wait_for_function(_FOLLOWS_JS, arg=run_id, timeout=timeout_s * 1000)
     return run_id
 
 
