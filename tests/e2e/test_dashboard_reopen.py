@@ -37,8 +37,12 @@ def test_reopened_page_has_presets_and_names_the_neutral_reader(
         scenarios = httpx.get(f"{api.url}/scenarios", timeout=10).json()["scenarios"]
         first = browser.new_page(viewport={"width": 1280, "height": 900})
         first.set_default_timeout(60_000)
+        # What this page must not meet: a script error, or a resource missing (the
+        # icon was a 404). A backend slow beyond the dashboard's timeout is answered
+        # 503 by design (web/api.py) and the page recovers: not counted here.
         errors: list[str] = []
-        first.on("console", lambda m: m.type == "error" and errors.append(m.text))
+        first.on("pageerror", lambda e: errors.append(str(e)))
+        first.on("response", lambda r: r.status == 404 and errors.append(f"404 {r.url}"))
         first.goto(url + "/")
         first.wait_for_selector("#backend-pill:has-text('connected')")
         # A graph of one's own and no prospect: the backend writes to a neutral reader.
@@ -49,7 +53,7 @@ def test_reopened_page_has_presets_and_names_the_neutral_reader(
         first.wait_for_selector("#email-meta:has-text('final')")
         run_id = first.locator("#run-status").inner_text().split()[1]
         first.close()
-        assert not errors, errors  # nothing missing either (the icon: no 404)
+        assert not errors, errors
 
         # Opened again: this page follows that run from its first moment.
         page = browser.new_page(viewport={"width": 1280, "height": 900})
