@@ -535,3 +535,47 @@ def test_reasons_are_reproducible_across_processes(weave: GraphStore) -> None:
         for seed in ("1", "2", "3")
     }  # fmt: skip
     assert len(outs) == 1 and json.loads(outs.pop())
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "finding"),
+    [
+        # a lead-in that names the topic, then the graph's own sentence pasted in
+        ("For the subtle cases that metrics miss, people review the outputs, and that only "
+         "works if every reviewer follows the same guidelines.",
+         "On quality, one thing stands out: requires a human-in-the-loop workflow for "
+         "qualitative assessment of model outputs.", "glued on after a stock lead-in"),
+        # the same point made again in other words
+        ("W&B Weave gives you one place",
+         "Reviewers who follow different guidelines grade the same outputs differently. "
+         "W&B Weave gives you one place", None),
+    ],
+)  # fmt: skip
+def test_template_seams_cost_naturalness(
+    judge: RubricJudge, old: str, new: str, finding: str | None
+) -> None:
+    base = judge.judge(GOOD, SCENARIO).criteria["naturalness"]
+    seam = judge.judge(_with(GOOD, old, new), SCENARIO).criteria["naturalness"]
+    if finding is None:  # a new point, not a repeat: costs nothing
+        assert seam.score == base.score, seam.reason
+    else:
+        assert seam.score < base.score and finding in seam.reason, seam.reason
+
+
+def test_a_point_made_twice_costs_naturalness(judge: RubricJudge) -> None:
+    twice = _with(
+        GOOD,
+        "W&B Weave gives you one place",
+        "People review the subtle cases that metrics miss, and every reviewer must "
+        "follow the same guidelines. W&B Weave gives you one place",
+    )
+    j = judge.judge(twice, SCENARIO).criteria["naturalness"]
+    assert "says the same thing twice" in j.reason and j.score < 1.0, j.reason
+
+
+@pytest.mark.parametrize("subject", ["Latency 0 at Acme FinTech", "Compliance 1", "Rubrics 2?"])
+def test_a_slot_filled_with_a_key_in_the_subject_costs(judge: RubricJudge, subject: str) -> None:
+    j = judge.judge(GOOD.model_copy(update={"subject": subject}), SCENARIO)
+    assert "the subject names a graph node" in j.criteria["naturalness"].reason
+    ok = judge.judge(GOOD.model_copy(update={"subject": "Top 5 review problems"}), SCENARIO)
+    assert "the subject names a graph node" not in ok.criteria["naturalness"].reason
