@@ -579,3 +579,63 @@ def test_a_slot_filled_with_a_key_in_the_subject_costs(judge: RubricJudge, subje
     assert "the subject names a graph node" in j.criteria["naturalness"].reason
     ok = judge.judge(GOOD.model_copy(update={"subject": "Top 5 review problems"}), SCENARIO)
     assert "the subject names a graph node" not in ok.criteria["naturalness"].reason
+
+
+WATER = GraphStore.from_json(
+    [
+        {"id": "Customer Job", "content": "Municipal water utilities deliver drinking water "
+         "through thousands of miles of buried main.",
+         "edges": [{"target": "Main Breaks", "label": "suffers", "rationale": "Breaks cost."}]},
+        {"id": "Main Breaks", "content": "The US sees a water main break roughly every two "
+         "minutes, about 250,000 a year.",
+         "edges": [{"target": "Product Feature: Leak Platform", "label": "addressed by",
+                    "rationale": "Finding leaks early prevents breaks."}]},
+        {"id": "Product Feature: Leak Platform", "content": "Listenwell's platform locates a "
+         "leak to within a few meters and ranks leaks by priority.", "edges": []},
+    ]
+)  # fmt: skip
+WATER_EMAIL = FinalEmail(
+    subject="Main breaks at Millbrook",
+    body="Hi Ray,\n\nNationally the US sees a main break roughly every two minutes, and many "
+    "start as small leaks.\n\nListenwell's platform locates a leak to within a few meters and "
+    "ranks them by priority, so crews fix the worst first.\n\nWould you have 20 minutes next "
+    "week to look at your break history?\n\nBest,\nTom",
+    citations=["Customer Job", "Main Breaks", "Product Feature: Leak Platform"],
+)
+WATER_SCENARIO = Scenario(
+    prospect=Prospect(name="Ray Ortiz", title="Operations Manager", company="Millbrook Water"),
+    goal="Book a 20-minute call",
+)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "said"),
+    [
+        ("every two minutes", "every two hours", "says 2 hour where the graph says 2 minute"),
+        ("within a few meters", "within 100 meters", "says 100 m where the graph says few m"),
+    ],
+)
+def test_a_quantity_told_otherwise_is_a_contradiction(old: str, new: str, said: str) -> None:
+    judge = RubricJudge(WATER)
+    faithful = judge.judge(WATER_EMAIL, WATER_SCENARIO).criteria["contradiction"]
+    assert faithful.score == 1.0, faithful.reason  # the ask's "20 minutes" is no claim
+    wrong = WATER_EMAIL.model_copy(update={"body": WATER_EMAIL.body.replace(old, new)})
+    c = judge.judge(wrong, WATER_SCENARIO).criteria["contradiction"]
+    assert c.score < 1.0 and said in c.reason, c.reason
+
+
+@pytest.mark.parametrize(
+    "note",
+    [
+        "Breaks are worth including because many begin as small leaks.",
+        "This establishes the need for a formal rubric for reviewers.",
+        "Hidden leaks should be mentioned alongside breaks.",
+    ],
+)
+def test_notes_for_the_graphs_author_cost_naturalness(note: str) -> None:
+    email = WATER_EMAIL.model_copy(
+        update={"body": WATER_EMAIL.body.replace("and many start as small leaks.", "and " +
+                                                 "many start as small leaks. " + note)}
+    )  # fmt: skip
+    n = RubricJudge(WATER).judge(email, WATER_SCENARIO).criteria["naturalness"]
+    assert "a note for the graph's author" in n.reason, n.reason

@@ -29,6 +29,9 @@ _AUTHOR_NOTE = re.compile(
     r"(?:explores|connects|links|describes|covers|highlights|shows|relates)|"
     r"(?:explores|examines) (?:the|how|why) [\w -]{0,40}(?:relat|connect|link|overlap)|"
     r"helps identify (?:potential|where|how)|(?:potential )?overlaps? (?:or|and) needs|"
+    r"(?:is|are) worth (?:including|mentioning|noting|adding|raising)|"
+    r"should be (?:mentioned|included|noted|framed|raised|positioned)|"
+    r"establish(?:es)? the need for|points? to a need|"
     r"could address|directly applicable to|this connects|connects [\w -]{0,40} (?:to|with) "
     r"(?:the|our|product)|the (?:customer|company)'s claim of|implies an internal)",
 )

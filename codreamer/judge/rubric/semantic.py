@@ -135,6 +135,7 @@ _RESULT = re.compile(
 
 SAME_TOPIC = 0.5  # cosine above which an email sentence speaks of a node sentence
 SAME_WORDS = 0.3  # ...and the share of content words they share before polarity counts
+MEASURE_WORDS = 0.5  # share of content words a sentence shares with a fact to misquote it
 EXPRESSED = 0.42  # cosine above which a cited node counts as expressed
 
 
@@ -148,6 +149,30 @@ def numbers(text: str, words: bool = True) -> set[str]:
     if words:
         out.update(_WORDNUM[w] for w in _WORDNUM_RX.findall(low))
     return out
+
+
+# A quantity with its unit ("every two hours", "within 100 meters"): a fact's
+# "two minutes" told as "two hours" is a contradiction the bare numbers miss.
+_MEASURE = re.compile(
+    r"\b(\d+(?:[.,]\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|"
+    r"a few|few|several|a couple of)\s+(second|minute|hour|day|week|month|year|met(?:er|re)|"
+    r"kilomet(?:er|re)|km|mile|f(?:oo|ee)t)s?\b"
+)
+_MEASURE_DIM = {"second": "time", "minute": "time", "hour": "time", "day": "time",
+                "week": "time", "month": "time", "year": "time", "m": "length",
+                "km": "length", "mile": "length", "ft": "length"}  # fmt: skip
+_UNIT_NAME = {"meter": "m", "metre": "m", "kilometer": "km", "kilometre": "km",
+              "foot": "ft", "feet": "ft"}  # fmt: skip
+_FEW = frozenset(["a few", "few", "several", "a couple of"])
+
+
+def measures(low: str) -> frozenset[tuple[str, str]]:
+    """(amount, unit) pairs of a lower-case text; "a few" and its kin are one amount."""
+    out = set()
+    for n, u in _MEASURE.findall(low):
+        amount = "few" if n in _FEW else _WORDNUM.get(n, n.replace(",", ""))
+        out.add((amount, _UNIT_NAME.get(u, u)))
+    return frozenset(out)
 
 
 def _unit(n: str) -> str:
@@ -223,6 +248,7 @@ class _Fact:
     numbers: set[str]  # figures the sentence states (no number words)
     words: frozenset[str]  # its words, stop words left out
     frequencies: set[int]  # how-often classes it names
+    measures: frozenset[tuple[str, str]]  # quantities with a unit it states
 
 
 @dataclass
@@ -236,6 +262,7 @@ class GraphVectors:
     numbers: dict[str, set[str]]  # node -> numbers its text states
     text: str  # all node text, lower case (names an email may use)
     all_numbers: set[str]  # every number the graph states
+    all_measures: frozenset[tuple[str, str]] = frozenset()  # every quantity with a unit
     _stacks: dict[tuple[str, ...], tuple[list[tuple[str, str]], np.ndarray]] = field(
         default_factory=dict, repr=False
     )
@@ -249,7 +276,7 @@ class GraphVectors:
             low = sentence.lower()
             words = frozenset(w for w in _WORD.findall(low) if w not in _STOP)
             hit = self._facts[sentence] = _Fact(
-                numbers(sentence, words=False), words, _frequencies(low)
+                numbers(sentence, words=False), words, _frequencies(low), measures(low)
             )
         return hit
 
@@ -294,7 +321,7 @@ class GraphVectors:
         nums = {i: numbers(contents[i]) for i in ids}
         text = " ".join(f"{i} {contents[i]}" for i in ids).lower()
         every = set().union(*(numbers(contents[i], words=False) for i in ids)) if ids else set()
-        return cls(ids, vecs, sents, sv, nums, text, every)
+        return cls(ids, vecs, sents, sv, nums, text, every, measures(text))
 
 
 def profile_text(scenario: Scenario) -> tuple[str, str]:
@@ -442,6 +469,10 @@ def contradiction(
             # babysitting the cache"), and one sentence cannot tell the two apart.
             if flips:
                 found.append((f"states the opposite ({flips[0]!r}) of {node[:30]!r}", 0.6))
+    if facts:
+        clash = _measure_clash(ev.sentences, [s for f in facts for s in gv.sentences[f]], gv, known)
+        if clash:
+            found.append((clash, 0.6))
     body = " ".join(ev.sentences)
     names = {m.group(1) for m in _PROOF.finditer(body)}
     invented = [n for n in names if n.lower().removeprefix("the ") not in gv.text
@@ -458,6 +489,34 @@ def contradiction(
     for _, cost in found:
         score *= 1.0 - cost
     return score, "; ".join(w for w, _ in found[:3])
+
+
+def _measure_clash(
+    sentences: list[str], facts: list[str], gv: GraphVectors, known: str
+) -> str | None:
+    """A quantity the graph nowhere states, in a sentence that words a cited fact
+    (half its words shared) stating a quantity of the same kind: "roughly every two
+    hours" for "roughly every two minutes", "within 100 meters" for "a few meters".
+    Matched by words, not meaning: a changed quantity moves the sentence's meaning
+    away from the fact it misquotes."""
+    told = [(s, ms) for s in sentences if (ms := measures(s.lower()) - gv.all_measures)]
+    if not told:
+        return None
+    given = measures(known)
+    for sent, ms in told:
+        eset = {w for w in _WORD.findall(sent.lower()) if w not in _STOP}
+        for fact in facts:
+            f = gv.fact(fact)
+            if not f.measures or not eset:
+                continue
+            if len(f.words & eset) < MEASURE_WORDS * min(len(f.words), len(eset)):
+                continue
+            dims = {_MEASURE_DIM[u] for _, u in f.measures}
+            wrong = sorted(m for m in ms - given if _MEASURE_DIM[m[1]] in dims)
+            if wrong:
+                return (f"says {' '.join(wrong[0])} where the graph says "
+                        f"{' '.join(min(f.measures))}")  # fmt: skip
+    return None
 
 
 _NOT_NAMES = frozenset(
