@@ -639,3 +639,34 @@ def test_notes_for_the_graphs_author_cost_naturalness(note: str) -> None:
     )  # fmt: skip
     n = RubricJudge(WATER).judge(email, WATER_SCENARIO).criteria["naturalness"]
     assert "a note for the graph's author" in n.reason, n.reason
+
+
+@pytest.mark.parametrize(
+    "proof",
+    [
+        "Listenwell is trusted by more than 400 utilities.",
+        "We were named a leader in the latest Gartner report.",
+        "One of our clients, a mid-size utility in Ohio, cut water loss by a third.",
+        "Listenwell is rated 4.8 out of 5 on G2.",
+        'As one operations manager put it, "it paid for itself in six months."',
+        "Our award-winning platform is used across the country.",
+        "In a pilot with a utility your size, breaks fell by half in a year.",
+        "Most of our customers recover their investment within a year.",
+    ],
+)
+def test_social_proof_the_graph_does_not_make_is_invented(proof: str) -> None:
+    judge = RubricJudge(WATER)
+    email = WATER_EMAIL.model_copy(
+        update={"body": WATER_EMAIL.body.replace("the worst first.", "the worst first. " + proof)}
+    )
+    c = judge.judge(email, WATER_SCENARIO).criteria["contradiction"]
+    assert c.score < 1.0 and "social proof" in c.reason, c.reason
+    # The same claim is no invention when the graph makes it.
+    said = GraphStore.from_json(
+        [
+            {**n, "content": n["content"] + " " + proof} if n["id"].startswith("Product") else n
+            for n in WATER.to_json()
+        ]
+    )
+    c = RubricJudge(said).judge(email, WATER_SCENARIO).criteria["contradiction"]
+    assert "social proof" not in c.reason, c.reason

@@ -133,6 +133,27 @@ _RESULT = re.compile(
     r"improved|dropped)\b[^.!?]{0,40}?\b(?:by )?\d+(?:\.\d+)?\s?(?:%|percent|x)"
 )
 
+# Social proof: other customers' results, ratings, awards, rankings, testimonials,
+# "trusted by hundreds". Each is a claim the graph must make for the email to make it.
+_SOCIAL_PROOF = re.compile(
+    r"\b(?:(?:our|other|similar|many|most|some) (?:customers|clients|users|teams|firms|"
+    r"companies|carriers|utilities|hospitals|clinics|hotels|contractors|installers|"
+    r"warehouses|practices)|(?:customers|clients|users|teams|firms|companies|carriers|"
+    r"utilities|hospitals|clinics|hotels|contractors) (?:using|on|with|that use|who use|"
+    r"we work with)|one of our (?:customers|clients|users)|(?:a|one) (?:customer|client) "
+    r"of ours)\b[^.!?]{0,60}?\b(?:cut|cuts|reduced|reduce|saw|see|sees|found|find|finds|"
+    r"recover\w*|saved|save|doubled|halved|fell|dropped|improved|increased|paid for|"
+    r"report\w*|got|get|went from)\b|"
+    r"\b(?:in|from) (?:a|our|one) (?:recent )?pilot (?:with|at|for)\b|case study|"
+    r"success stor(?:y|ies)|\bas one [\w -]{2,30} (?:put it|said|told (?:us|me))|"
+    r"(?:said|says|told us) (?:the|a|one|their) (?:[\w-]+ ){0,3}(?:manager|director|ceo|cfo|"
+    r"coo|cio|cto|vp|head|lead|owner|chief)\b|"
+    r"\brated \d(?:\.\d)? (?:out of|/) ?(?:5|five|10|ten)\b|\b(?:on|in|by) (?:g2|capterra|"
+    r"gartner|forrester|trustpilot|idc)\b|award[- ]winning|(?:won|received|earned) (?:an? |the )"
+    r"?(?:[\w-]+ ){0,3}award|named (?:a|the) (?:leader|top|best)|top[- ]rated|"
+    r"\btrusted by|\bused by (?:more than|over|\d)|(?:hundreds|thousands|dozens) of "
+    r"(?:teams|customers|clients|companies|firms|utilities|hospitals|carriers|users)"
+)
 SAME_TOPIC = 0.5  # cosine above which an email sentence speaks of a node sentence
 SAME_WORDS = 0.3  # ...and the share of content words they share before polarity counts
 MEASURE_WORDS = 0.5  # share of content words a sentence shares with a fact to misquote it
@@ -483,12 +504,30 @@ def contradiction(
     unsupported = [r for r in results if not (numbers(r, words=False) & gv.all_numbers)]
     if unsupported:
         found.append((f"a result the graph does not state {unsupported[0][:40]!r}", 0.5))
+    elif (proof := _unsupported_proof(ev.sentences, gv, known)) is not None:
+        found.append((f"social proof the graph does not state {proof[:40]!r}", 0.5))
     if not found:
         return 1.0, "no claim against the cited facts"
     score = 1.0
     for _, cost in found:
         score *= 1.0 - cost
     return score, "; ".join(w for w, _ in found[:3])
+
+
+def _unsupported_proof(sentences: list[str], gv: GraphVectors, known: str) -> str | None:
+    """The first claim of social proof the graph (or the scenario) does not make: the
+    graph states the claim's figures, or the words of its match."""
+    for sent in sentences:
+        low = sent.lower()
+        m = _SOCIAL_PROOF.search(low)
+        if m is None:
+            continue
+        said = m.group(0)
+        figures = numbers(sent, words=False)
+        if said in gv.text or said in known or figures and figures <= gv.all_numbers:
+            continue
+        return said
+    return None
 
 
 def _measure_clash(
