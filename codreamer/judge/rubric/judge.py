@@ -167,6 +167,10 @@ class RubricJudge:
         self._lower: frozenset[str] = frozenset()
         self._graph_vocab: frozenset[str] | None = None
         self._scenarios: dict[tuple[Any, ...], _ScenarioView] = {}
+        self._graph_lower = ""  # the graph's node text in lower case, made once
+        # Each criterion's reported weight, rounded, per set of unscored criteria: a
+        # handful of sets ever occur, so the shares are worked out once per set.
+        self._weights: dict[frozenset[str], dict[str, float]] = {}
 
     @property
     def index(self) -> GraphIndex | None:
@@ -180,6 +184,7 @@ class RubricJudge:
             store = self.store
             self._vectors = GraphVectors.of({i: store.content(i) for i in store.nodes})
             self._lower = lower_words(" ".join(store.content(i) for i in store.nodes))
+            self._graph_lower = self._vectors.text.lower()
         return self._vectors
 
     def _vocab_for(self, view: _ScenarioView) -> frozenset[str]:
@@ -253,7 +258,10 @@ class RubricJudge:
         product_shown = True
         pasted = 0.0
         ev = email_vectors(text.subject, [s.text for s in text.prose])
-        known = f"{allowed} {gv.text if gv is not None else ''}".lower()
+        allowed_lower = allowed.lower()
+        # str.lower maps a space to itself and no case rule reads across one, so
+        # lowering the parts equals lowering the whole; the graph's part is lowered once.
+        known = f"{allowed_lower} {self._graph_lower if gv is not None else ''}"
         if index is None or gv is None:
             cites = None
             for name in GRAPH_CRITERIA:
@@ -267,7 +275,7 @@ class RubricJudge:
             pasted = pasted_share(index, text)
             results["argument"] = argument(index, cites, text)
             results["grounding"] = grounding(cites, text, claim_list, pasted, by_meaning)
-            results["contradiction"] = contradiction(ev, cites.resolved, gv, allowed.lower())
+            results["contradiction"] = contradiction(ev, cites.resolved, gv, allowed_lower)
             results["product"] = product(ev, gv)
             results["own_job"] = own_job(ev, gv)
             # Which feature fits is read against notes only: a title and an industry
@@ -320,12 +328,14 @@ class RubricJudge:
         # Six significant digits, not decimals: a very bad email keeps a tiny non-zero
         # total, so the ranking among flawed emails survives (DESIGN §4).
         total = float(f"{clamp(self.fitted.total(scores, frozen)):.6g}")
-        shares = self.fitted.shares(frozen)
+        weights = self._weights.get(frozen)
+        if weights is None:
+            shares = self.fitted.shares(frozen)
+            weights = self._weights[frozen] = {n: round(shares.get(n, 0.0), 4) for n in CRITERIA}
         criteria = {
-            n: criterion(round(clamp(results[n][0]), 4), round(shares.get(n, 0.0), 4),
-                         results[n][1])
+            n: criterion(round(clamp(results[n][0]), 4), weights[n], results[n][1])
             for n in CRITERIA
-        }  # fmt: skip
+        }
         return Judgement.model_construct(total=total, criteria=criteria)
 
     def explain(
