@@ -57,6 +57,13 @@ def stem(word: str) -> str:
     return w
 
 
+def stems(words: list[str]) -> set[str]:
+    """The stems of these words: `stem` of each, with its memo read inline (most
+    words are met again, and a call per word costs more than the lookup)."""
+    known = _STEMS.get
+    return {known(w) or stem(w) for w in words}
+
+
 def _build_concepts() -> dict[str, str]:
     out: dict[str, str] = {}
     for group in SYNONYM_SETS:

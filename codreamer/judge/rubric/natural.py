@@ -50,6 +50,8 @@ _DEFINITION = re.compile(
     r"the (?:process|practice|act) of|a (?:type|kind|form) of)\b|\brefers? to\b|"
     r"\bin other words\b|\b(?:measures|quantifies) (?:how|the (?:share|proportion|fraction))"
 )
+# Either of the two, as a first pass (no anchors, lookarounds or back-references).
+_NOTE_OR_DEFINITION = re.compile(f"(?:{_AUTHOR_NOTE.pattern})|(?:{_DEFINITION.pattern})")
 _ASKISH = re.compile(
     r"\?|\b(?:would|could|can|shall|let me know|happy to|glad to|free|available|open to|"
     r"worth|call|chat|minutes)\b",
@@ -67,11 +69,16 @@ def _echo(body_tokens: list[str], notes: str) -> int:
     grams = _note_grams(notes)
     if not grams:
         return 0
-    best = run = 0
-    for i in range(len(body_tokens) - 4):
-        run = run + 1 if tuple(body_tokens[i : i + 5]) in grams else 0
-        best = max(best, run + 4 if run else 0)
-    return best
+    t = body_tokens
+    longest = run = 0  # the most 5-word windows in a row found in the notes
+    for gram in zip(t, t[1:], t[2:], t[3:], t[4:], strict=False):
+        if gram in grams:
+            run += 1
+            if run > longest:
+                longest = run
+        else:
+            run = 0
+    return longest + 4 if longest else 0
 
 
 _NODE_ID_SUBJECT = re.compile(r"product feature|customer job|-[0-9a-f]{8}\b", re.IGNORECASE)
@@ -102,7 +109,13 @@ def naturalness(
             (f"{len(lead_ins)} facts glued on after a stock lead-in "
              f"({lead_ins[0].split(':')[0][:30]!r}:)", min(0.7, 0.25 * len(lead_ins)))
         )  # fmt: skip
-    notes = [m.group(0) for s in prose if (m := _AUTHOR_NOTE.search(s.text.lower()))]
+    # Most emails hold neither an author's note nor a definition: one scan of the
+    # prose decides whether each sentence is read (joined by newlines, which no
+    # pattern needs and `\b` and `lower` treat as a text's edge).
+    noted = _NOTE_OR_DEFINITION.search("\n".join(s.text for s in prose).lower()) is not None
+    notes = (
+        [m.group(0) for s in prose if (m := _AUTHOR_NOTE.search(s.text.lower()))] if noted else []
+    )
     if notes:
         found.append(
             (f"a note for the graph's author {notes[0][:40]!r}", min(0.8, 0.5 * len(notes)))
@@ -120,7 +133,9 @@ def naturalness(
     if filler:
         found.append((f"{len(filler)} sentences with nothing behind them "
                       f"({filler[0][:35]!r})", min(0.6, 0.2 * len(filler))))  # fmt: skip
-    lectures = [m.group(0) for s in prose if (m := _DEFINITION.search(s.text.lower()))]
+    lectures = (
+        [m.group(0) for s in prose if (m := _DEFINITION.search(s.text.lower()))] if noted else []
+    )
     if lectures:
         found.append((f"defines terms for the reader ({lectures[0][:30]!r})",
                       min(0.6, 0.3 * len(lectures))))  # fmt: skip

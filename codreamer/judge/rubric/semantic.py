@@ -22,7 +22,7 @@ from functools import lru_cache
 import numpy as np
 
 from codreamer.graph.schema import CUSTOMER_JOB, is_product_feature
-from codreamer.judge.rubric.language import stem
+from codreamer.judge.rubric.language import stem, stems
 from codreamer.judge.rubric.meaning import embed, embed_parts, top_mean, unit
 from codreamer.models import Scenario
 
@@ -96,11 +96,11 @@ _NEG_WORDS = frozenset(
 )  # fmt: skip
 
 
-def _negates_fact(sent: str, fact: str) -> str | None:
+def _negates_fact(sent: str, fact: _Fact) -> str | None:
     """A word the sentence negates ("doesn't rewrite", "no UI") that the fact states
     without a negation nearby: the sentence denies what the fact says."""
-    fwords = fact.lower().split()
-    fstems = {stem(w.strip(".,;:()\"'")): i for i, w in enumerate(fwords)}
+    fwords = fact.split
+    fstems = fact.stems
     for m in _NEGATED.finditer(sent.lower()):
         w = stem(m.group(1))
         i = fstems.get(w)
@@ -223,6 +223,8 @@ class _Fact:
     numbers: set[str]  # figures the sentence states (no number words)
     words: frozenset[str]  # its words, stop words left out
     frequencies: set[int]  # how-often classes it names
+    split: list[str]  # its lower-case words, as `_negates_fact` reads them
+    stems: dict[str, int]  # each word's stem -> its last position
 
 
 @dataclass
@@ -241,6 +243,10 @@ class GraphVectors:
     )
     _reach: dict[bytes, tuple[float, float]] = field(default_factory=dict, repr=False)
     _facts: dict[str, _Fact] = field(default_factory=dict, repr=False)
+    features: list[str] = field(init=False, repr=False)  # Product Feature nodes, in order
+
+    def __post_init__(self) -> None:
+        self.features = [i for i in self.node_ids if is_product_feature(i)]
 
     def fact(self, sentence: str) -> _Fact:
         """What contradiction reads of a node's sentence, once per graph."""
@@ -248,9 +254,11 @@ class GraphVectors:
         if hit is None:
             low = sentence.lower()
             words = frozenset(w for w in _WORD.findall(low) if w not in _STOP)
+            fwords = low.split()
             hit = self._facts[sentence] = _Fact(
-                numbers(sentence, words=False), words, _frequencies(low)
-            )
+                numbers(sentence, words=False), words, _frequencies(low), fwords,
+                {stem(w.strip(".,;:()\"'")): i for i, w in enumerate(fwords)},
+            )  # fmt: skip
         return hit
 
     def stacked(self, facts: tuple[str, ...]) -> tuple[list[tuple[str, str]], np.ndarray]:
@@ -436,7 +444,7 @@ def contradiction(
             # A denial is read only against what the product does: elsewhere a
             # paraphrase negates freely ("clients no longer pay" for "refuse to pay").
             if not flips and is_product_feature(node):
-                neg = _negates_fact(sent, fact)
+                neg = _negates_fact(sent, known_fact)
                 flips = [neg] if neg is not None else []
             # Negation alone is not read: a paraphrase often negates ("without anyone
             # babysitting the cache"), and one sentence cannot tell the two apart.
@@ -507,7 +515,7 @@ def own_job(ev: EmailVectors, gv: GraphVectors) -> tuple[float, str]:
 def product(ev: EmailVectors, gv: GraphVectors) -> tuple[float, str]:
     """The email says what the product does: some sentence carries a Product Feature
     node's meaning (cited or not)."""
-    feats = [i for i in gv.node_ids if is_product_feature(i)]
+    feats = gv.features
     if not feats or ev.vecs.shape[0] == 0:
         return 0.0, "never says what the product does"
     best, which = max((float((gv.sentence_vecs[f] @ ev.vecs.T).max()), f) for f in feats)
@@ -517,6 +525,8 @@ def product(ev: EmailVectors, gv: GraphVectors) -> tuple[float, str]:
     return score, f"barely says what the product does (cosine {best:.2f})"
 
 
+_LOWER_RUN = re.compile(r"[a-z][a-z-]+")
+_FIGURE = re.compile(r"\$?\d[\d,.]*%?")
 _SALIENT = re.compile(r"\$?\d[\d,.]*%?|\b[A-Z][a-zA-Z0-9&'-]+|\b[a-z][a-z-]{4,}")
 
 
@@ -528,9 +538,7 @@ def specificity(body: str, notes: str) -> tuple[float, str]:
     if not want:
         return 1.0, "nothing specific known of the prospect"
     low = body.lower()
-    have = {stem(t) for t in re.findall(r"[a-z][a-z-]+", low)} | set(
-        re.findall(r"\$?\d[\d,.]*%?", low)
-    )
+    have = stems(_LOWER_RUN.findall(low)) | set(_FIGURE.findall(low))
     used = sorted(w for w in want if w in have)
     share = len(used) / len(want)
     score = min(1.0, share / 0.35)
@@ -574,7 +582,7 @@ def solution_fit(
     known of the prospect? The feature the email speaks of most (its closest
     sentence) against the feature closest to the prospect, in the graph's own range.
     None when the graph has one feature or nothing is known of the prospect."""
-    feats = [i for i in gv.node_ids if is_product_feature(i)]
+    feats = gv.features
     if len(feats) < 2 or profile is None or ev.vecs.shape[0] == 0:
         return None
     said = max(feats, key=lambda f: float((gv.sentence_vecs[f] @ ev.vecs.T).max()))
