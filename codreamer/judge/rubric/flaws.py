@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
+from codreamer.judge.rubric.first_pass import any_of
 from codreamer.judge.rubric.text_criteria import EmailText, ScenarioInfo
 
 _I = re.IGNORECASE
@@ -71,11 +72,9 @@ _CLICKBAIT = re.compile(
     r"\b(?:refund|invoice|overdue|payment (?:due|failed|received)|account (?:suspended|"
     r"locked)|prize|winner|password|security alert|delivery (?:failed|notice)))",
 )
-# Any of the three, as a first pass (none has an anchor, a lookaround or a
-# back-reference, so a match of one is a match of this).
-_ANY_DECEIT = re.compile(
-    f"(?:{_THREAD_BODY.pattern})|(?:{_URGENCY.pattern})|(?:{_GUARANTEE.pattern})"
-)
+# Any of the three, as a first pass (none has an anchor or a lookaround, so a match
+# of one in the body is a match of this in the subject and body).
+_ANY_DECEIT = any_of(_THREAD_BODY, _URGENCY, _GUARANTEE)
 _GREETING_NAME = re.compile(
     r"^(?:hi|hello|hey|dear|good (?:morning|afternoon|evening))[ ,]+"
     r"((?:dr|mr|mrs|ms|prof)\.? )?([A-Z][\w'-]+)(?: ([A-Z][\w'-]+))?",
@@ -293,13 +292,13 @@ def _tone_hits(sentence: str) -> tuple[tuple[str, str], ...]:
     return hit
 
 
-# Every tone pattern in one: most emails match none, and one scan of their sentences
-# together costs a fifth of reading each sentence with each pattern. It only tells
-# whether to read further: joined by newlines (a non-word, uncased character, like a
-# string's edge to `\b` and to `lower`), a sentence matching some pattern makes the
-# whole match this, so a miss here is a miss for every sentence. None of the
-# patterns has an anchor, a lookaround or a back-reference.
-_ANY_TONE = re.compile("|".join(f"(?:{rx.pattern})" for _, rx, _ in _TONES))
+# Every tone pattern at once: most emails match none, and one pass over their new
+# sentences together (`any_of`, a few times faster than the patterns one by one)
+# decides whether each sentence is read. Joined by newlines (a non-word, uncased
+# character, like a string's edge to `\b` and to `lower`), a sentence matching some
+# pattern makes the whole match, so a miss here is a miss for every sentence. None
+# of the patterns has an anchor or a lookaround.
+_ANY_TONE = any_of(*(rx for _, rx, _ in _TONES))
 
 
 def tone(email: EmailText) -> tuple[float, str]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from codreamer.judge.rubric.first_pass import any_of
 from codreamer.judge.rubric.language import TOKEN
 from codreamer.judge.rubric.text_criteria import EmailText
 from codreamer.judge.rubric.words import EN_FUNCTION_WORDS
@@ -51,7 +52,7 @@ _DEFINITION = re.compile(
     r"\bin other words\b|\b(?:measures|quantifies) (?:how|the (?:share|proportion|fraction))"
 )
 # Either of the two, as a first pass (no anchors, lookarounds or back-references).
-_NOTE_OR_DEFINITION = re.compile(f"(?:{_AUTHOR_NOTE.pattern})|(?:{_DEFINITION.pattern})")
+_NOTE_OR_DEFINITION = any_of(_AUTHOR_NOTE, _DEFINITION)
 _ASKISH = re.compile(
     r"\?|\b(?:would|could|can|shall|let me know|happy to|glad to|free|available|open to|"
     r"worth|call|chat|minutes)\b",

@@ -1,0 +1,47 @@
+"""`any_of` matches a text exactly when one of its patterns does."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from codreamer.judge.rubric import flaws, natural
+from codreamer.judge.rubric.first_pass import any_of
+from tests.support.paths import REPO
+
+CAL = REPO / "benchmarks" / "data" / "calibration"
+
+PATTERN_SETS = [
+    [rx for _, rx, _ in flaws._TONES],
+    [flaws._THREAD_BODY, flaws._URGENCY, flaws._GUARANTEE],
+    [natural._AUTHOR_NOTE, natural._DEFINITION],
+    [re.compile(r"\b(?:a|bc)d\b|x+y|\(again\)|-{2,} ?message|(?:q|r)?s")],
+]
+
+
+def _texts() -> list[str]:
+    out = ["", "x", "as we discussed", "(again)", "--- message", "ad", "bcd!", "xy", "s"]
+    for name in ("calibration.jsonl", "heldout.jsonl", "blind.jsonl"):
+        for line in (CAL / name).read_text().splitlines():
+            if line.strip():
+                e = json.loads(line)["email"]
+                body = f"{e.get('subject') or ''}\n{e.get('body') or ''}"
+                out += [body, body.lower(), *body.lower().split(". ")]
+    return out
+
+
+@pytest.mark.parametrize("patterns", PATTERN_SETS)
+def test_any_of_matches_when_one_pattern_does(patterns: list[re.Pattern[str]]) -> None:
+    fast = any_of(*patterns)
+    for text in _texts():
+        want = any(p.search(text) for p in patterns)
+        assert (fast.search(text) is not None) == want, text[:80]
+
+
+def test_any_of_refuses_flags_and_back_references() -> None:
+    with pytest.raises(ValueError):
+        any_of(re.compile(r"\bab", re.IGNORECASE))
+    with pytest.raises(ValueError):
+        any_of(re.compile(r"(\w+) \1"))
