@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from codreamer.judge.rubric import flaws, natural
+from codreamer.judge.rubric import flaws, natural, semantic
 from codreamer.judge.rubric.first_pass import any_of
 from tests.support.paths import REPO
 
@@ -17,6 +17,9 @@ PATTERN_SETS = [
     [rx for _, rx, _ in flaws._TONES],
     [flaws._THREAD_BODY, flaws._URGENCY, flaws._GUARANTEE],
     [natural._AUTHOR_NOTE, natural._DEFINITION],
+    [flaws._CAP_AFTER, flaws._CAP_AFTER_COLON_CLAUSE],
+    [flaws._READERS_COMPANY],
+    [semantic._PROOF, semantic._RESULT],
     [re.compile(r"\b(?:a|bc)d\b|x+y|\(again\)|-{2,} ?message|(?:q|r)?s")],
 ]
 
@@ -28,7 +31,7 @@ def _texts() -> list[str]:
             if line.strip():
                 e = json.loads(line)["email"]
                 body = f"{e.get('subject') or ''}\n{e.get('body') or ''}"
-                out += [body, body.lower(), *body.lower().split(". ")]
+                out += [body, body.lower(), *body.split(". "), *body.lower().split(". ")]
     return out
 
 

@@ -100,17 +100,22 @@ def _greeted_wrong(email: EmailText, info: ScenarioInfo) -> str | None:
 _OTHER_COMPANY = re.compile(r"\b(?:at|for|to) ([A-Z][\w&'-]+(?: [A-Z][\w&'-]+){0,2})(?:'s)?")
 
 
+_READERS_COMPANY = re.compile(
+    r"\b(?:your (?:team|teams|people|colleagues|group|folks) (?:at|in)|"
+    r"(?:everyone|teams?|people|folks) at|here at|over at) "
+    r"([A-Z][\w&'-]+(?: [A-Z][\w&'-]+){0,2})"
+)
+_READERS_COMPANY_ANY = any_of(_READERS_COMPANY)
+
+
 def _wrong_company(email: EmailText, info: ScenarioInfo, known: str) -> str | None:
     """A company named as the reader's ('your team at X', 'X's audit') that is neither
     theirs nor anything the graph, the sender or the scenario mention."""
     if not info.company_word:
         return None
-    for m in re.finditer(
-        r"\b(?:your (?:team|teams|people|colleagues|group|folks) (?:at|in)|"
-        r"(?:everyone|teams?|people|folks) at|here at|over at) "
-        r"([A-Z][\w&'-]+(?: [A-Z][\w&'-]+){0,2})",
-        email.body,
-    ):
+    if _READERS_COMPANY_ANY.search(email.body) is None:
+        return None
+    for m in _READERS_COMPANY.finditer(email.body):
         name = m.group(1)
         low = name.lower()
         if info.company_word in low or low.split()[0] in known:
@@ -331,6 +336,8 @@ _CAP_AFTER_COLON_CLAUSE = re.compile(
     r"\b(?:matters because|reason is|this is why|the point is|problem is|which means)"
     r"[: ]+([A-Z][a-z]+)"
 )
+# Either capital pattern, as a first pass: most sentences have neither.
+_ANY_CAP = any_of(_CAP_AFTER, _CAP_AFTER_COLON_CLAUSE)
 _DANGLING_END = re.compile(
     # A preposition may end an English sentence ("what we built it for."); these
     # words may not.
@@ -397,7 +404,7 @@ def _sentence_problems_of(text: str, common: frozenset[str]) -> list[_Problem]:
     first = words[0].lstrip("\"'(“‘")
     if first[:1].isalpha() and first[:1].islower():
         probs.append((f"starts lower-case {text[:25]!r}", None))
-    if (
+    if _ANY_CAP.search(text) is not None and (
         (m := _CAP_AFTER.search(text)) is not None
         and not _proper_noun(m.group(1), common)
         or (m := _CAP_AFTER_COLON_CLAUSE.search(text)) is not None

@@ -22,6 +22,7 @@ from functools import lru_cache
 import numpy as np
 
 from codreamer.graph.schema import CUSTOMER_JOB, is_product_feature
+from codreamer.judge.rubric.first_pass import any_of
 from codreamer.judge.rubric.language import stem, stems
 from codreamer.judge.rubric.meaning import embed, embed_parts, top_mean, unit
 from codreamer.models import Scenario
@@ -132,6 +133,7 @@ _RESULT = re.compile(
     r"\b(?:cut|reduced|saved|increased|boosted|doubled|tripled|grew|lowered|slashed|"
     r"improved|dropped)\b[^.!?]{0,40}?\b(?:by )?\d+(?:\.\d+)?\s?(?:%|percent|x)"
 )
+_PROOF_OR_RESULT = any_of(_PROOF, _RESULT)
 
 SAME_TOPIC = 0.5  # cosine above which an email sentence speaks of a node sentence
 SAME_WORDS = 0.3  # ...and the share of content words they share before polarity counts
@@ -451,12 +453,14 @@ def contradiction(
             if flips:
                 found.append((f"states the opposite ({flips[0]!r}) of {node[:30]!r}", 0.6))
     body = " ".join(ev.sentences)
-    names = {m.group(1) for m in _PROOF.finditer(body)}
+    # Most emails name no customer and state no result: one first pass for both.
+    claimed = _PROOF_OR_RESULT.search(body) is not None
+    names = {m.group(1) for m in _PROOF.finditer(body)} if claimed else set()
     invented = [n for n in names if n.lower().removeprefix("the ") not in gv.text
                 and n.lower() not in known and n.split()[0].lower() not in _NOT_NAMES]  # fmt: skip
     if invented:
         found.append((f"invented customer or case study {invented[0]!r}", 0.6))
-    results = [m.group(0) for m in _RESULT.finditer(body)]
+    results = [m.group(0) for m in _RESULT.finditer(body)] if claimed else []
     unsupported = [r for r in results if not (numbers(r, words=False) & gv.all_numbers)]
     if unsupported:
         found.append((f"a result the graph does not state {unsupported[0][:40]!r}", 0.5))
