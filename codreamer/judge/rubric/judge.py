@@ -46,6 +46,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
+
 from codreamer.agent.reader import Reader, reader
 
 # Every band and cost stays importable from here.
@@ -138,7 +140,13 @@ class _ScenarioView:
 
 
 _new = object.__new__
-_set = object.__setattr__
+# pydantic's own slots, written through their descriptors (object.__setattr__ would
+# look each up by name on every call).
+_SLOTS = BaseModel.__dict__
+_set_dict = _SLOTS["__dict__"].__set__
+_set_fields = _SLOTS["__pydantic_fields_set__"].__set__
+_set_extra = _SLOTS["__pydantic_extra__"].__set__
+_set_private = _SLOTS["__pydantic_private__"].__set__
 
 
 def criterion(score: float, weight: float, reason: str) -> CriterionScore:
@@ -146,10 +154,10 @@ def criterion(score: float, weight: float, reason: str) -> CriterionScore:
     `model_construct` does, minus its per-field bookkeeping (a tenth of a judgement's
     time). tests/judge/test_rubric.py checks it equals the validated model."""
     c = _new(CriterionScore)
-    _set(c, "__dict__", {"score": score, "weight": weight, "reason": reason})
-    _set(c, "__pydantic_fields_set__", {"score", "weight", "reason"})
-    _set(c, "__pydantic_extra__", None)
-    _set(c, "__pydantic_private__", None)
+    _set_dict(c, {"score": score, "weight": weight, "reason": reason})
+    _set_fields(c, {"score", "weight", "reason"})
+    _set_extra(c, None)
+    _set_private(c, None)
     return c
 
 
