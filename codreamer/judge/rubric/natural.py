@@ -99,7 +99,7 @@ def naturalness(
     # we exist:") is a template's; one that names something ("Two numbers: ...") is not.
     lead_ins = []
     for s in prose:
-        m = _LEAD_IN.match(s.text.strip())
+        m = _LEAD_IN.match(s.text.strip()) if ":" in s.text else None  # it needs a colon
         if m is None:
             continue
         words = [t for t in TOKEN.findall(m.group(1).lower()) if t not in EN_FUNCTION_WORDS]

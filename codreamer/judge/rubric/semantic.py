@@ -400,8 +400,9 @@ def contradiction(
     if facts and ev.vecs.shape[0]:
         node_sents, mat = gv.stacked(tuple(facts))
         sims = ev.vecs @ mat.T
+        nearest = sims.argmax(axis=1).tolist()  # each row's first best, as argmax per row
         for i, sent in enumerate(ev.sentences):
-            j = int(sims[i].argmax())
+            j = nearest[i]
             if sims[i, j] < SAME_TOPIC:
                 continue
             node, fact = node_sents[j]

@@ -172,7 +172,7 @@ def _word_salad(email: EmailText) -> float:
         if n < 8:
             words += n
             continue
-        fn = sum(1 for t in s.tokens if t in EN_FUNCTION_WORDS)
+        fn = sum(map(EN_FUNCTION_WORDS.__contains__, s.tokens))  # a count of Trues
         words += n
         if fn / n < SALAD_FUNCTION_SHARE:
             salad += n
