@@ -17,9 +17,11 @@ PATTERN_SETS = [
     [rx for _, rx, _ in flaws._TONES],
     [flaws._THREAD_BODY, flaws._URGENCY, flaws._GUARANTEE],
     [natural._AUTHOR_NOTE, natural._DEFINITION],
+    [natural._STOCK],
     [flaws._CAP_AFTER, flaws._CAP_AFTER_COLON_CLAUSE],
     [flaws._READERS_COMPANY],
     [semantic._PROOF, semantic._RESULT],
+    [semantic._FREQUENCY],
     [re.compile(r"\b(?:a|bc)d\b|x+y|\(again\)|-{2,} ?message|(?:q|r)?s")],
 ]
 

@@ -585,16 +585,22 @@ def lower_words(text: str) -> frozenset[str]:
 def grammar(email: EmailText, common: frozenset[str] = frozenset()) -> tuple[float, str]:
     """Problems per prose sentence; a sentence counts once. `common`: words the graph
     writes in lower case."""
-    in_body = lower_words(email.body)
     prose = email.prose
     if not prose:
         return (1.0, "no prose") if not email.tokens else (0.3, "no sentences")
+    in_body: frozenset[str] | None = None  # read only for a capital mid-sentence
     bad: list[str] = []
     for s in prose:
         # A capitalised word this very email writes in lower case elsewhere is a
         # common word, not a name: read against the email as well as the graph.
-        probs = [p for p, word in _sentence_problems(s.text.strip(), common)
-                 if word is None or word not in in_body]  # fmt: skip
+        probs = []
+        for p, word in _sentence_problems(s.text.strip(), common):
+            if word is not None:
+                if in_body is None:
+                    in_body = lower_words(email.body)
+                if word in in_body:
+                    continue
+            probs.append(p)
         # A prose line with no end mark, unless it is the last line before a sign-off.
         unended = s.text.strip()[-1:] not in ".!?:)\"'”" and len(s.tokens) > 3
         if not probs and unended and s is not prose[-1]:

@@ -80,6 +80,8 @@ _FREQUENCY = re.compile(
     r"live|instantly|continuously|(?:every|once an?|each|per) (?:hour|day|night|week|month|"
     r"quarter|year)|hourly|daily|nightly|weekly|monthly|quarterly|yearly|annually)\b"
 )
+_ANY_FREQUENCY = any_of(_FREQUENCY)
+_DIGIT = re.compile(r"\d")  # what every figure pattern here needs (a fast scan)
 _FREQ_RANK = {"second": 0, "minute": 1, "real": 1, "live": 1, "instantly": 0,
               "continuously": 1, "hour": 2, "hourly": 2, "day": 3, "daily": 3, "night": 3,
               "nightly": 3, "week": 4, "weekly": 4, "month": 5, "monthly": 5, "quarter": 6,
@@ -114,7 +116,9 @@ def _negates_fact(sent: str, fact: _Fact) -> str | None:
 
 
 def _frequencies(text: str) -> set[int]:
-    out = set()
+    out: set[int] = set()
+    if _ANY_FREQUENCY.search(text) is None:  # most sentences name no frequency
+        return out
     for m in _FREQUENCY.finditer(text):
         for w, r in _FREQ_RANK.items():
             if w in m.group(0):
@@ -146,7 +150,9 @@ def split_sentences(text: str) -> list[str]:
 
 def numbers(text: str, words: bool = True) -> set[str]:
     low = text.lower()
-    out = {n.replace(",", "").replace(" ", "") for n in _NUMBER.findall(low)}
+    # A figure needs a digit: a text without one (most sentences) skips the scan.
+    figures = _NUMBER.findall(low) if _DIGIT.search(low) else []
+    out = {n.replace(",", "").replace(" ", "") for n in figures}
     if words:
         out.update(_WORDNUM[w] for w in _WORDNUM_RX.findall(low))
     return out
@@ -543,7 +549,7 @@ def specificity(body: str, notes: str) -> tuple[float, str]:
     if not want:
         return 1.0, "nothing specific known of the prospect"
     low = body.lower()
-    have = stems(_LOWER_RUN.findall(low)) | set(_FIGURE.findall(low))
+    have = stems(_LOWER_RUN.findall(low)) | set(_FIGURE.findall(low) if _DIGIT.search(low) else ())
     used = sorted(w for w in want if w in have)
     share = len(used) / len(want)
     score = min(1.0, share / 0.35)
