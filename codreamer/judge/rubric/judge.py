@@ -136,7 +136,7 @@ class _ScenarioView:
     who: Reader | None
     profile: np.ndarray | None  # the prospect's notes (or role) as a vector
     profile_kind: str
-    vocab: frozenset[str]  # the scenario's own words
+    vocab: frozenset[str]  # the scenario's own words and the graph's, made once
 
 
 _new = object.__new__
@@ -195,8 +195,8 @@ class RubricJudge:
             self._graph_lower = self._vectors.text.lower()
         return self._vectors
 
-    def _vocab_for(self, view: _ScenarioView) -> frozenset[str]:
-        """Words of the graph (contents, ids, rationales) and of the scenario."""
+    def _vocab_for(self, words: frozenset[str]) -> frozenset[str]:
+        """Words of the graph (contents, ids, rationales) and these (the scenario's)."""
         if self._graph_vocab is None:
             store = self.store
             self._graph_vocab = (
@@ -204,7 +204,7 @@ class RubricJudge:
                            *(nb.rationale for i in store.nodes for nb in store.out_neighbours(i)))
                 if store is not None else frozenset()
             )  # fmt: skip
-        return self._graph_vocab | view.vocab
+        return self._graph_vocab | words
 
     def _scenario_info(self, scenario: Scenario) -> _ScenarioView:
         p = scenario.prospect
@@ -226,7 +226,7 @@ class RubricJudge:
             vec = embed([text])[0] if text else None
             hit = _ScenarioView(
                 info, allowed, allowed_numbers(allowed), possible, who, vec, kind,
-                vocabulary(allowed),
+                self._vocab_for(vocabulary(allowed)),
             )  # fmt: skip
             self._scenarios[key] = hit
         return hit
@@ -323,9 +323,7 @@ class RubricJudge:
         results["deception"] = deception(text, info, subject_fit(ev, gv, view.profile), known)
         results["tone"] = tone(text)
         results["grammar"] = grammar(text, self._lower)
-        results["naturalness"] = naturalness(
-            text, self._vocab_for(view), scenario.prospect.notes or ""
-        )
+        results["naturalness"] = naturalness(text, view.vocab, scenario.prospect.notes or "")
         mult, why, _ = sendability(
             text, info, index, claim_list, product_shown, pasted, found_asks, sender
         )

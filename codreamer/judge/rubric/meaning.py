@@ -123,6 +123,8 @@ def _sums(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
 
 def _unit(vecs: np.ndarray) -> np.ndarray:
     norms = np.sqrt((vecs * vecs).sum(axis=1, keepdims=True))
+    if (norms > 0).all():  # the usual case: the same division, without the masks
+        return vecs / norms
     return np.divide(vecs, norms, out=np.zeros_like(vecs), where=norms > 0)
 
 

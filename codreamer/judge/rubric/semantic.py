@@ -337,6 +337,15 @@ class EmailVectors:
     vecs: np.ndarray
     subject: np.ndarray | None
     body: np.ndarray
+    said: dict[str, float] | None = None  # `features_said`, once per email
+
+
+def features_said(ev: EmailVectors, gv: GraphVectors) -> dict[str, float]:
+    """How closely the email speaks of each Product Feature (its closest sentence),
+    worked out once for product and solution_fit."""
+    if ev.said is None:
+        ev.said = {f: float((gv.sentence_vecs[f] @ ev.vecs.T).max()) for f in gv.features}
+    return ev.said
 
 
 def email_vectors(subject: str, prose: list[str]) -> EmailVectors:
@@ -529,7 +538,8 @@ def product(ev: EmailVectors, gv: GraphVectors) -> tuple[float, str]:
     feats = gv.features
     if not feats or ev.vecs.shape[0] == 0:
         return 0.0, "never says what the product does"
-    best, which = max((float((gv.sentence_vecs[f] @ ev.vecs.T).max()), f) for f in feats)
+    said = features_said(ev, gv)
+    best, which = max((said[f], f) for f in feats)
     score = min(1.0, max(0.0, (best - 0.3) / (EXPRESSED + 0.08 - 0.3)))
     if score >= 1.0:
         return 1.0, f"says what the product does ({which[:40]})"
@@ -596,7 +606,7 @@ def solution_fit(
     feats = gv.features
     if len(feats) < 2 or profile is None or ev.vecs.shape[0] == 0:
         return None
-    said = max(feats, key=lambda f: float((gv.sentence_vecs[f] @ ev.vecs.T).max()))
+    said = max(feats, key=features_said(ev, gv).__getitem__)
     idx = {n: k for k, n in enumerate(gv.node_ids)}
     fit = {f: float(gv.node_vecs[idx[f]] @ profile) for f in feats}
     hi, lo = max(fit.values()), min(fit.values())
