@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import repeat
+from typing import cast
 
 from codreamer.judge.rubric.words import EN_FUNCTION_WORDS, GENERIC_WORDS, SYNONYM_SETS
 
@@ -158,9 +160,13 @@ def sentences(body: str) -> list[Sentence]:
             merged = [line]
         for text in merged:
             toks = TOKEN.findall(text.lower())
-            seen = {known.get(t, "") for t in toks}
+            seen = set(map(known.get, toks, repeat("", len(toks))))
             # "" marks a word not seen before: work out its concepts once.
-            cs = concepts_of_tokens(toks) if "" in seen else {c for c in seen if c}
+            if "" in seen:
+                cs = concepts_of_tokens(toks)
+            else:
+                seen.discard(None)  # function and generic words (concepts are non-empty)
+                cs = cast("set[str]", seen)
             out.append(Sentence(text, toks, cs, para, line_no))
         line_no += 1
     return out
