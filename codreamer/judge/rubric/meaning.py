@@ -140,6 +140,15 @@ _ZERO = (_zero(), _zero())
 def _vectors(texts: list[str]) -> list[tuple[np.ndarray, np.ndarray]]:
     """(unit vector, token-vector sum) of each text, memoised; a blank text gets
     zeros."""
+    return _batch(texts)[0]
+
+
+def _batch(
+    texts: list[str],
+) -> tuple[list[tuple[np.ndarray, np.ndarray]], np.ndarray | None, np.ndarray | None]:
+    """`_vectors`, and when every text was new (embedded here, in this order, as an
+    email's new sentences are) the unit vectors and sums as the arrays they were
+    computed in, read-only since the memo holds their rows; else None, None."""
     out: list[tuple[np.ndarray, np.ndarray]] = [_ZERO] * len(texts)
     todo: list[int] = []
     for i, t in enumerate(texts):
@@ -159,9 +168,13 @@ def _vectors(texts: list[str]) -> list[tuple[np.ndarray, np.ndarray]]:
             has = lens > 0
             means[has] = sums[has] / lens[has, None]
         units = _unit(means)
+        units.flags.writeable = False
+        sums.flags.writeable = False
         for k, i in enumerate(todo):
             out[i] = _MEMO[texts[i]] = (units[k], sums[k])
-    return out
+        if len(todo) == len(texts):
+            return out, units, sums
+    return out, None, None
 
 
 def embed(texts: list[str]) -> np.ndarray:
@@ -174,9 +187,10 @@ def embed_parts(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """Unit vectors of the texts, as `embed`, and their token-vector sums. The sum of
     some texts' sums, made a unit vector, is the embedding of those texts joined by
     spaces (the mean of every token), without reading any word twice."""
-    vecs = _vectors(texts)
-    units = np.array([u for u, _ in vecs], dtype=np.float32).reshape(len(texts), DIM)
-    sums = np.array([s for _, s in vecs], dtype=np.float32).reshape(len(texts), DIM)
+    vecs, units, sums = _batch(texts)
+    if units is None or sums is None:  # some were memoised or blank: gather the rows
+        units = np.array([u for u, _ in vecs], dtype=np.float32).reshape(len(texts), DIM)
+        sums = np.array([s for _, s in vecs], dtype=np.float32).reshape(len(texts), DIM)
     return units, sums
 
 

@@ -444,7 +444,8 @@ def contradiction(
             overlap = len(fset & eset) / max(1, min(len(fset), len(eset)))
             if overlap < SAME_WORDS and sims[i, j] < 0.6:
                 continue
-            flips = [w for w in eset - fset if _OPPOSITE.get(w, set()) & (fset - eset)]
+            absent = fset - eset  # the fact's words the sentence does not use
+            flips = [w for w in eset - fset if (o := _OPPOSITE.get(w)) is not None and o & absent]
             if overlap < SAME_WORDS:
                 flips = []
             elif not flips and (
