@@ -113,7 +113,7 @@ def _wrong_company(email: EmailText, info: ScenarioInfo, known: str) -> str | No
     theirs nor anything the graph, the sender or the scenario mention."""
     if not info.company_word:
         return None
-    if _READERS_COMPANY_ANY.search(email.body) is None:
+    if not _READERS_COMPANY_ANY.found(email.body):
         return None
     for m in _READERS_COMPANY.finditer(email.body):
         name = m.group(1)
@@ -152,7 +152,7 @@ def deception(
     low = f"{subject}\n{email.body}".lower()
     # One scan for the three body patterns; only an email it matches is read with
     # each (the body's lower case is the tail of `low`, after a newline).
-    if _ANY_DECEIT.search(low) is not None:
+    if _ANY_DECEIT.found(low):
         if (m := _THREAD_BODY.search(email.lower)) is not None:
             found.append((f"pretends an earlier exchange {m.group(0)[:40]!r}", 0.6))
         urgent = [m.group(0) for m in _URGENCY.finditer(low)]
@@ -309,7 +309,7 @@ _ANY_TONE = any_of(*(rx for _, rx, _ in _TONES))
 def tone(email: EmailText) -> tuple[float, str]:
     texts = (email.subject, *(s.text for s in email.sentences))
     new = [t for t in texts if t not in _TONE_MEMO]
-    if new and _ANY_TONE.search("\n".join(new).lower()) is None:
+    if new and not _ANY_TONE.found("\n".join(new).lower()):
         if len(_TONE_MEMO) + len(new) >= _MEMO_MAX:
             _TONE_MEMO.clear()
         _TONE_MEMO.update(dict.fromkeys(new, ()))
@@ -404,7 +404,7 @@ def _sentence_problems_of(text: str, common: frozenset[str]) -> list[_Problem]:
     first = words[0].lstrip("\"'(“‘")
     if first[:1].isalpha() and first[:1].islower():
         probs.append((f"starts lower-case {text[:25]!r}", None))
-    if _ANY_CAP.search(text) is not None and (
+    if _ANY_CAP.found(text) and (
         (m := _CAP_AFTER.search(text)) is not None
         and not _proper_noun(m.group(1), common)
         or (m := _CAP_AFTER_COLON_CLAUSE.search(text)) is not None

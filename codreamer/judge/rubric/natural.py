@@ -114,7 +114,7 @@ def naturalness(
     # Most emails hold neither an author's note nor a definition: one scan of the
     # prose decides whether each sentence is read (joined by newlines, which no
     # pattern needs and `\b` and `lower` treat as a text's edge).
-    noted = _NOTE_OR_DEFINITION.search("\n".join(s.text for s in prose).lower()) is not None
+    noted = _NOTE_OR_DEFINITION.found("\n".join(s.text for s in prose).lower())
     notes = (
         [m.group(0) for s in prose if (m := _AUTHOR_NOTE.search(s.text.lower()))] if noted else []
     )
@@ -124,13 +124,17 @@ def naturalness(
         )
     filler = []
     for s in prose:
-        text = s.text.strip()
-        if _ASKISH.search(text.lower()):
+        # The same tests as ever, the pattern last: most sentences draw on the graph
+        # and are out before it is read.
+        if len(s.tokens) > 14:
             continue
+        text = s.text.strip()
         if text[-1:] not in ".!" and len(s.tokens) <= 6:
             continue  # a signature or title line, not a sentence
         content = [t for t in s.tokens if t not in EN_FUNCTION_WORDS and len(t) > 2]
-        if content and len(s.tokens) <= 14 and not any(t in vocab for t in content):
+        if not content or any(t in vocab for t in content):
+            continue
+        if not _ASKISH.search(text.lower()):
             filler.append(s.text)
     if filler:
         found.append((f"{len(filler)} sentences with nothing behind them "
@@ -142,7 +146,7 @@ def naturalness(
         found.append((f"defines terms for the reader ({lectures[0][:30]!r})",
                       min(0.6, 0.3 * len(lectures))))  # fmt: skip
     whole = f"{email.subject}\n{email.lower}".lower()
-    stock = [m.group(0) for m in _STOCK.finditer(whole)] if _ANY_STOCK.search(whole) else []
+    stock = [m.group(0) for m in _STOCK.finditer(whole)] if _ANY_STOCK.found(whole) else []
     if stock:
         found.append((f"stock phrases ({stock[0][:30]!r})", min(0.7, 0.25 * len(stock))))
     if (m := _NODE_ID_SUBJECT.search(email.subject or "")) is not None:

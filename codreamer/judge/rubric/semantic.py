@@ -117,7 +117,7 @@ def _negates_fact(sent: str, fact: _Fact) -> str | None:
 
 def _frequencies(text: str) -> set[int]:
     out: set[int] = set()
-    if _ANY_FREQUENCY.search(text) is None:  # most sentences name no frequency
+    if not _ANY_FREQUENCY.found(text):  # most sentences name no frequency
         return out
     for m in _FREQUENCY.finditer(text):
         for w, r in _FREQ_RANK.items():
@@ -471,7 +471,7 @@ def contradiction(
                 found.append((f"states the opposite ({flips[0]!r}) of {node[:30]!r}", 0.6))
     body = " ".join(ev.sentences)
     # Most emails name no customer and state no result: one first pass for both.
-    claimed = _PROOF_OR_RESULT.search(body) is not None
+    claimed = _PROOF_OR_RESULT.found(body)
     names = {m.group(1) for m in _PROOF.finditer(body)} if claimed else set()
     invented = [n for n in names if n.lower().removeprefix("the ") not in gv.text
                 and n.lower() not in known and n.split()[0].lower() not in _NOT_NAMES]  # fmt: skip
