@@ -57,3 +57,11 @@ def test_any_of_refuses_flags_and_back_references() -> None:
         any_of(re.compile(r"(?<![.!?])\bab"))
     with pytest.raises(ValueError):
         any_of(re.compile(r"^ab"))
+
+
+def test_grammar_first_passes_agree_with_the_patterns() -> None:
+    for text in [*_texts(), "we is here", "the the end", "x the the", "_the the", "and so"]:
+        low = text.lower()
+        agreement = flaws._ANY_AGREEMENT.found(low) or bool(flaws._REPEATED_WORD.search(" " + low))
+        assert agreement == bool(flaws._AGREEMENT.search(low)), text[:80]
+        assert flaws._ANY_DANGLING.found(low) == bool(flaws._DANGLING_END.search(low)), text[:80]

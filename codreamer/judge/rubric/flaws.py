@@ -344,8 +344,9 @@ _DANGLING_END = re.compile(
     r"\b(?:and|or|but|because|which|the|a|an|while|since|leads to|such as|including|"
     r"by then|at the same time as|so that)\s*[.!?]?\s*$",
 )
-_AGREEMENT = re.compile(
-    r"\b(?:(?:we|they|you) (?:is|was|has|does|doesn'?t|helps|makes|gets|wants|needs|saves|"
+_ANY_DANGLING = any_of(_DANGLING_END)
+_AGREEMENT_FORMS = (
+    r"(?:we|they|you) (?:is|was|has|does|doesn'?t|helps|makes|gets|wants|needs|saves|"
     r"cuts|reduces|provides|offers|works|knows)|"
     r"i (?:is|are|has|does|doesn'?t|helps|makes|gets|wants|needs|knows)|"
     r"(?:he|she|it|this|our (?:tool|product|platform|system|software|solution)) "
@@ -354,9 +355,13 @@ _AGREEMENT = re.compile(
     r"(?:more|most) (?:better|worse|faster|easier|cheaper|bigger)|"
     r"a (?:[aeio]\w+)|an (?:[bcdfgjklmnpqrstvwxz]\w+)|"
     r"(?:don'?t|doesn'?t|didn'?t) \w+ed\b|"
-    r"(?:me and (?:my|the) team|me and \w+) (?:can|will|would)|"
-    r"(\w{3,}) \1)\b",
+    r"(?:me and (?:my|the) team|me and \w+) (?:can|will|would)"
 )
+_AGREEMENT = re.compile(rf"\b(?:{_AGREEMENT_FORMS}|(\w{{3,}}) \1)\b")
+# A first pass for it: the forms (no back-reference) grouped by `any_of`, and the
+# repeated word ("the the") searched from the non-word character before it.
+_ANY_AGREEMENT = any_of(re.compile(rf"\b(?:{_AGREEMENT_FORMS})\b"))
+_REPEATED_WORD = re.compile(r"\W(\w{3,}) \1\b")  # in " " + text, as `any_of` reads
 # Words that end in -s/-ed/-ing without being a wrong verb form after a modal.
 _MODAL_OK = re.compile(
     r"(?:can|could|will|would|should|must|may|might) (?:\w*eed|\w*ss|\w*us|\w*is|this|"
@@ -412,11 +417,12 @@ def _sentence_problems_of(text: str, common: frozenset[str]) -> list[_Problem]:
     ):
         probs.append((f"capital mid-sentence {m.group(0)[:30]!r}", m.group(1).lower()))
     low = text.lower()
-    if _DANGLING_END.search(low) and len(words) > 2:
+    if len(words) > 2 and _ANY_DANGLING.found(low):
         probs.append((f"ends on a connector {text[-25:]!r}", None))
     if len(words) > _RUN_ON_WORDS:
         probs.append((f"run-on ({len(words)} words)", None))
-    for m in _AGREEMENT.finditer(low):
+    agreement = _ANY_AGREEMENT.found(low) or _REPEATED_WORD.search(" " + low) is not None
+    for m in _AGREEMENT.finditer(low) if agreement else ():
         span = text[m.start() : m.end()]
         if _MODAL_OK.match(span) or _ARTICLE_OK.match(span):
             continue
