@@ -22,6 +22,7 @@ PATTERN_SETS = [
     [flaws._READERS_COMPANY],
     [semantic._PROOF, semantic._RESULT],
     [semantic._FREQUENCY],
+    [semantic._NEGATED],
     [re.compile(r"\b(?:a|bc)d\b|x+y|\(again\)|-{2,} ?message|(?:q|r)?s")],
     [re.compile(r"\b\(again\)|\b(?:potential )?overlaps?|a{2}b|c{1,3}d\b|\bz{2,}|\b-x")],
 ]
@@ -65,3 +66,17 @@ def test_grammar_first_passes_agree_with_the_patterns() -> None:
         agreement = flaws._ANY_AGREEMENT.found(low) or bool(flaws._REPEATED_WORD.search(" " + low))
         assert agreement == bool(flaws._AGREEMENT.search(low)), text[:80]
         assert flaws._ANY_DANGLING.found(low) == bool(flaws._DANGLING_END.search(low)), text[:80]
+
+
+def test_writes_as_first_pass_agrees_with_its_pattern() -> None:
+    from codreamer.judge.rubric.text_criteria import scenario_info
+    from codreamer.models import Scenario
+
+    scenarios = json.loads((CAL / "scenarios.json").read_text())
+    for raw in scenarios:
+        info = scenario_info(Scenario.model_validate(raw))
+        assert info.writes_as is not None and info.writes_as_any is not None
+        extra = [f"i'm {info.first}.", f"this is  {info.first}", f"we at the {info.company_word}"]
+        for text in [*_texts(), *extra]:
+            low = text.lower()
+            assert info.writes_as_any.found(low) == bool(info.writes_as.search(low)), text[:80]

@@ -93,6 +93,7 @@ _NEGATED = re.compile(
     r"aren'?t|is not|are not|no longer|not|without|no)\s+(?:(?:even|really|actually|yet|any|"
     r"a|an|the|have|need to|try to|be)\s+)?([a-z][a-z-]{2,})"
 )
+_ANY_NEGATED = any_of(_NEGATED)
 _NEG_WORDS = frozenset(
     ["not", "no", "never", "without", "cannot", "doesn't", "don't", "isn't", "aren't",
      "won't", "can't", "doesnt", "dont", "isnt", "arent", "wont", "cant", "nor", "none"]
@@ -102,9 +103,12 @@ _NEG_WORDS = frozenset(
 def _negates_fact(sent: str, fact: _Fact) -> str | None:
     """A word the sentence negates ("doesn't rewrite", "no UI") that the fact states
     without a negation nearby: the sentence denies what the fact says."""
+    low = sent.lower()
+    if not _ANY_NEGATED.found(low):  # most sentences negate nothing
+        return None
     fwords = fact.split
     fstems = fact.stems
-    for m in _NEGATED.finditer(sent.lower()):
+    for m in _NEGATED.finditer(low):
         w = stem(m.group(1))
         i = fstems.get(w)
         if i is None or len(w) < 3:
