@@ -401,7 +401,29 @@ def _sentence_problems(text: str, common: frozenset[str]) -> list[_Problem]:
     return hit
 
 
-def _sentence_problems_of(text: str, common: frozenset[str]) -> list[_Problem]:
+def _read_new_sentences(texts: list[str], common: frozenset[str]) -> None:
+    """Memoise the problems of the sentences not yet read, with the capital and
+    agreement first passes run once over them all, joined by newlines: none of those
+    patterns reads a newline (like a text's edge to `\b`), so where the whole has
+    no match no sentence has one."""
+    new = [t for t in dict.fromkeys(texts) if (t, common) not in _PROBLEM_MEMO]
+    if not new:
+        return
+    joined = "\n".join(new)
+    low = joined.lower()
+    cap = _ANY_CAP.found(joined)
+    agreement = _ANY_AGREEMENT.found(low) or _REPEATED_WORD.search(" " + low) is not None
+    if len(_PROBLEM_MEMO) + len(new) >= _MEMO_MAX:
+        _PROBLEM_MEMO.clear()
+    for t in new:
+        _PROBLEM_MEMO[(t, common)] = _sentence_problems_of(t, common, cap, agreement)
+
+
+def _sentence_problems_of(
+    text: str, common: frozenset[str], cap: bool = True, agreement: bool = True
+) -> list[_Problem]:
+    """`cap`, `agreement`: False when a first pass over this sentence (and maybe
+    others) found no capital or agreement problem, so their patterns are not read."""
     probs: list[_Problem] = []
     words = text.split()
     if not words:
@@ -409,11 +431,15 @@ def _sentence_problems_of(text: str, common: frozenset[str]) -> list[_Problem]:
     first = words[0].lstrip("\"'(“‘")
     if first[:1].isalpha() and first[:1].islower():
         probs.append((f"starts lower-case {text[:25]!r}", None))
-    if _ANY_CAP.found(text) and (
-        (m := _CAP_AFTER.search(text)) is not None
-        and not _proper_noun(m.group(1), common)
-        or (m := _CAP_AFTER_COLON_CLAUSE.search(text)) is not None
-        and not _proper_noun(m.group(1), common)
+    if (
+        cap
+        and _ANY_CAP.found(text)
+        and (
+            (m := _CAP_AFTER.search(text)) is not None
+            and not _proper_noun(m.group(1), common)
+            or (m := _CAP_AFTER_COLON_CLAUSE.search(text)) is not None
+            and not _proper_noun(m.group(1), common)
+        )
     ):
         probs.append((f"capital mid-sentence {m.group(0)[:30]!r}", m.group(1).lower()))
     low = text.lower()
@@ -421,7 +447,9 @@ def _sentence_problems_of(text: str, common: frozenset[str]) -> list[_Problem]:
         probs.append((f"ends on a connector {text[-25:]!r}", None))
     if len(words) > _RUN_ON_WORDS:
         probs.append((f"run-on ({len(words)} words)", None))
-    agreement = _ANY_AGREEMENT.found(low) or _REPEATED_WORD.search(" " + low) is not None
+    agreement = agreement and (
+        _ANY_AGREEMENT.found(low) or _REPEATED_WORD.search(" " + low) is not None
+    )
     for m in _AGREEMENT.finditer(low) if agreement else ():
         span = text[m.start() : m.end()]
         if _MODAL_OK.match(span) or _ARTICLE_OK.match(span):
@@ -595,6 +623,7 @@ def grammar(email: EmailText, common: frozenset[str] = frozenset()) -> tuple[flo
     if not prose:
         return (1.0, "no prose") if not email.tokens else (0.3, "no sentences")
     in_body: frozenset[str] | None = None  # read only for a capital mid-sentence
+    _read_new_sentences([s.text.strip() for s in prose], common)
     bad: list[str] = []
     for s in prose:
         # A capitalised word this very email writes in lower case elsewhere is a
