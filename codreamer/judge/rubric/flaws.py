@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
+from codreamer.judge.rubric.first_pass import any_of
 from codreamer.judge.rubric.text_criteria import EmailText, ScenarioInfo
 
 _I = re.IGNORECASE
@@ -82,6 +83,9 @@ _CLICKBAIT = re.compile(
     r"(?:plan|contract|subscription|renewal|policy) (?:change|cancel+ed|cancel+ation|"
     r"expir\w*|terminat\w*|update required))",
 )
+# Any of the three, as a first pass (none has an anchor or a lookaround, so a match
+# of one in the body is a match of this in the subject and body).
+_ANY_DECEIT = any_of(_THREAD_BODY, _URGENCY, _GUARANTEE)
 _GREETING_NAME = re.compile(
     r"^(?:hi|hello|hey|dear|good (?:morning|afternoon|evening))[ ,]+"
     r"((?:dr|mr|mrs|ms|prof)\.? )?([A-Z][\w'-]+)(?: ([A-Z][\w'-]+))?",
@@ -107,17 +111,22 @@ def _greeted_wrong(email: EmailText, info: ScenarioInfo) -> str | None:
 _OTHER_COMPANY = re.compile(r"\b(?:at|for|to) ([A-Z][\w&'-]+(?: [A-Z][\w&'-]+){0,2})(?:'s)?")
 
 
+_READERS_COMPANY = re.compile(
+    r"\b(?:your (?:team|teams|people|colleagues|group|folks) (?:at|in)|"
+    r"(?:everyone|teams?|people|folks) at|here at|over at) "
+    r"([A-Z][\w&'-]+(?: [A-Z][\w&'-]+){0,2})"
+)
+_READERS_COMPANY_ANY = any_of(_READERS_COMPANY)
+
+
 def _wrong_company(email: EmailText, info: ScenarioInfo, known: str) -> str | None:
     """A company named as the reader's ('your team at X', 'X's audit') that is neither
     theirs nor anything the graph, the sender or the scenario mention."""
     if not info.company_word:
         return None
-    for m in re.finditer(
-        r"\b(?:your (?:team|teams|people|colleagues|group|folks) (?:at|in)|"
-        r"(?:everyone|teams?|people|folks) at|here at|over at) "
-        r"([A-Z][\w&'-]+(?: [A-Z][\w&'-]+){0,2})",
-        email.body,
-    ):
+    if not _READERS_COMPANY_ANY.found(email.body):
+        return None
+    for m in _READERS_COMPANY.finditer(email.body):
         name = m.group(1)
         low = name.lower()
         if info.company_word in low or low.split()[0] in known:
@@ -152,13 +161,16 @@ def deception(
     if _THREAD_SUBJECT.match(subject):
         found.append((f"a reply/forward subject {subject[:30]!r} on a first email", 0.7))
     low = f"{subject}\n{email.body}".lower()
-    if (m := _THREAD_BODY.search(email.lower)) is not None:
-        found.append((f"pretends an earlier exchange {m.group(0)[:40]!r}", 0.6))
-    urgent = [m.group(0) for m in _URGENCY.finditer(low)]
-    if urgent:
-        found.append((f"fake urgency {urgent[0][:40]!r}", min(0.8, 0.5 + 0.15 * len(urgent))))
-    if (m := _GUARANTEE.search(low)) is not None:
-        found.append((f"guarantees {m.group(0)[:30]!r}", 0.5))
+    # One scan for the three body patterns; only an email it matches is read with
+    # each (the body's lower case is the tail of `low`, after a newline).
+    if _ANY_DECEIT.found(low):
+        if (m := _THREAD_BODY.search(email.lower)) is not None:
+            found.append((f"pretends an earlier exchange {m.group(0)[:40]!r}", 0.6))
+        urgent = [m.group(0) for m in _URGENCY.finditer(low)]
+        if urgent:
+            found.append((f"fake urgency {urgent[0][:40]!r}", min(0.8, 0.5 + 0.15 * len(urgent))))
+        if (m := _GUARANTEE.search(low)) is not None:
+            found.append((f"guarantees {m.group(0)[:30]!r}", 0.5))
     if (m := _CLICKBAIT.search(subject.lower())) is not None:
         found.append((f"clickbait subject {m.group(0)[:30]!r}", 0.6))
     elif subject_fit is not None and subject.strip() and subject_fit < 0.0:
@@ -305,9 +317,24 @@ def _tone_hits(sentence: str) -> tuple[tuple[str, str], ...]:
     return hit
 
 
+# Every tone pattern at once: most emails match none, and one pass over their new
+# sentences together (`any_of`, a few times faster than the patterns one by one)
+# decides whether each sentence is read. Joined by newlines (a non-word, uncased
+# character, like a string's edge to `\b` and to `lower`), a sentence matching some
+# pattern makes the whole match, so a miss here is a miss for every sentence. None
+# of the patterns has an anchor or a lookaround.
+_ANY_TONE = any_of(*(rx for _, rx, _ in _TONES))
+
+
 def tone(email: EmailText) -> tuple[float, str]:
+    texts = (email.subject, *(s.text for s in email.sentences))
+    new = [t for t in texts if t not in _TONE_MEMO]
+    if new and not _ANY_TONE.found("\n".join(new).lower()):
+        if len(_TONE_MEMO) + len(new) >= _MEMO_MAX:
+            _TONE_MEMO.clear()
+        _TONE_MEMO.update(dict.fromkeys(new, ()))
     hits: dict[str, list[str]] = {}
-    for text in (email.subject, *(s.text for s in email.sentences)):
+    for text in texts:
         for name, what in _tone_hits(text):
             hits.setdefault(name, []).append(what)
     found = [
@@ -329,14 +356,17 @@ _CAP_AFTER_COLON_CLAUSE = re.compile(
     r"\b(?:matters because|reason is|this is why|the point is|problem is|which means)"
     r"[: ]+([A-Z][a-z]+)"
 )
+# Either capital pattern, as a first pass: most sentences have neither.
+_ANY_CAP = any_of(_CAP_AFTER, _CAP_AFTER_COLON_CLAUSE)
 _DANGLING_END = re.compile(
     # A preposition may end an English sentence ("what we built it for."); these
     # words may not.
     r"\b(?:and|or|but|because|which|the|a|an|while|since|leads to|such as|including|"
     r"by then|at the same time as|so that)\s*[.!?]?\s*$",
 )
-_AGREEMENT = re.compile(
-    r"\b(?:(?:we|they|you) (?:is|was|has|does|doesn'?t|helps|makes|gets|wants|needs|saves|"
+_ANY_DANGLING = any_of(_DANGLING_END)
+_AGREEMENT_FORMS = (
+    r"(?:we|they|you) (?:is|was|has|does|doesn'?t|helps|makes|gets|wants|needs|saves|"
     r"cuts|reduces|provides|offers|works|knows)|"
     r"i (?:is|are|has|does|doesn'?t|helps|makes|gets|wants|needs|knows)|"
     r"(?:he|she|it|this|our (?:tool|product|platform|system|software|solution)) "
@@ -345,9 +375,13 @@ _AGREEMENT = re.compile(
     r"(?:more|most) (?:better|worse|faster|easier|cheaper|bigger)|"
     r"a (?:[aeio]\w+)|an (?:[bcdfgjklmnpqrstvwxz]\w+)|"
     r"(?:don'?t|doesn'?t|didn'?t) \w+ed\b|"
-    r"(?:me and (?:my|the) team|me and \w+) (?:can|will|would)|"
-    r"(\w{3,}) \1)\b",
+    r"(?:me and (?:my|the) team|me and \w+) (?:can|will|would)"
 )
+_AGREEMENT = re.compile(rf"\b(?:{_AGREEMENT_FORMS}|(\w{{3,}}) \1)\b")
+# A first pass for it: the forms (no back-reference) grouped by `any_of`, and the
+# repeated word ("the the") searched from the non-word character before it.
+_ANY_AGREEMENT = any_of(re.compile(rf"\b(?:{_AGREEMENT_FORMS})\b"))
+_REPEATED_WORD = re.compile(r"\W(\w{3,}) \1\b")  # in " " + text, as `any_of` reads
 # Words that end in -s/-ed/-ing without being a wrong verb form after a modal.
 _MODAL_OK = re.compile(
     r"(?:can|could|will|would|should|must|may|might) (?:\w*eed|\w*ss|\w*us|\w*is|this|"
@@ -387,7 +421,29 @@ def _sentence_problems(text: str, common: frozenset[str]) -> list[_Problem]:
     return hit
 
 
-def _sentence_problems_of(text: str, common: frozenset[str]) -> list[_Problem]:
+def _read_new_sentences(texts: list[str], common: frozenset[str]) -> None:
+    """Memoise the problems of the sentences not yet read, with the capital and
+    agreement first passes run once over them all, joined by newlines: none of those
+    patterns reads a newline (like a text's edge to `\b`), so where the whole has
+    no match no sentence has one."""
+    new = [t for t in dict.fromkeys(texts) if (t, common) not in _PROBLEM_MEMO]
+    if not new:
+        return
+    joined = "\n".join(new)
+    low = joined.lower()
+    cap = _ANY_CAP.found(joined)
+    agreement = _ANY_AGREEMENT.found(low) or _REPEATED_WORD.search(" " + low) is not None
+    if len(_PROBLEM_MEMO) + len(new) >= _MEMO_MAX:
+        _PROBLEM_MEMO.clear()
+    for t in new:
+        _PROBLEM_MEMO[(t, common)] = _sentence_problems_of(t, common, cap, agreement)
+
+
+def _sentence_problems_of(
+    text: str, common: frozenset[str], cap: bool = True, agreement: bool = True
+) -> list[_Problem]:
+    """`cap`, `agreement`: False when a first pass over this sentence (and maybe
+    others) found no capital or agreement problem, so their patterns are not read."""
     probs: list[_Problem] = []
     words = text.split()
     if not words:
@@ -396,18 +452,25 @@ def _sentence_problems_of(text: str, common: frozenset[str]) -> list[_Problem]:
     if first[:1].isalpha() and first[:1].islower():
         probs.append((f"starts lower-case {text[:25]!r}", None))
     if (
-        (m := _CAP_AFTER.search(text)) is not None
-        and not _proper_noun(m.group(1), common)
-        or (m := _CAP_AFTER_COLON_CLAUSE.search(text)) is not None
-        and not _proper_noun(m.group(1), common)
+        cap
+        and _ANY_CAP.found(text)
+        and (
+            (m := _CAP_AFTER.search(text)) is not None
+            and not _proper_noun(m.group(1), common)
+            or (m := _CAP_AFTER_COLON_CLAUSE.search(text)) is not None
+            and not _proper_noun(m.group(1), common)
+        )
     ):
         probs.append((f"capital mid-sentence {m.group(0)[:30]!r}", m.group(1).lower()))
     low = text.lower()
-    if _DANGLING_END.search(low) and len(words) > 2:
+    if len(words) > 2 and _ANY_DANGLING.found(low):
         probs.append((f"ends on a connector {text[-25:]!r}", None))
     if len(words) > _RUN_ON_WORDS:
         probs.append((f"run-on ({len(words)} words)", None))
-    for m in _AGREEMENT.finditer(low):
+    agreement = agreement and (
+        _ANY_AGREEMENT.found(low) or _REPEATED_WORD.search(" " + low) is not None
+    )
+    for m in _AGREEMENT.finditer(low) if agreement else ():
         span = text[m.start() : m.end()]
         if _MODAL_OK.match(span) or _ARTICLE_OK.match(span):
             continue
@@ -576,16 +639,23 @@ def lower_words(text: str) -> frozenset[str]:
 def grammar(email: EmailText, common: frozenset[str] = frozenset()) -> tuple[float, str]:
     """Problems per prose sentence; a sentence counts once. `common`: words the graph
     writes in lower case."""
-    in_body = lower_words(email.body)
     prose = email.prose
     if not prose:
         return (1.0, "no prose") if not email.tokens else (0.3, "no sentences")
+    in_body: frozenset[str] | None = None  # read only for a capital mid-sentence
+    _read_new_sentences([s.text.strip() for s in prose], common)
     bad: list[str] = []
     for s in prose:
         # A capitalised word this very email writes in lower case elsewhere is a
         # common word, not a name: read against the email as well as the graph.
-        probs = [p for p, word in _sentence_problems(s.text.strip(), common)
-                 if word is None or word not in in_body]  # fmt: skip
+        probs = []
+        for p, word in _sentence_problems(s.text.strip(), common):
+            if word is not None:
+                if in_body is None:
+                    in_body = lower_words(email.body)
+                if word in in_body:
+                    continue
+            probs.append(p)
         # A prose line with no end mark, unless it is the last line before a sign-off.
         unended = s.text.strip()[-1:] not in ".!?:)\"'”" and len(s.tokens) > 3
         if not probs and unended and s is not prose[-1]:

@@ -46,6 +46,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
+
 from codreamer.agent.reader import Reader, reader
 
 # Every band and cost stays importable from here.
@@ -134,11 +136,17 @@ class _ScenarioView:
     who: Reader | None
     profile: np.ndarray | None  # the prospect's notes (or role) as a vector
     profile_kind: str
-    vocab: frozenset[str]  # the scenario's own words
+    vocab: frozenset[str]  # the scenario's own words and the graph's, made once
 
 
 _new = object.__new__
-_set = object.__setattr__
+# pydantic's own slots, written through their descriptors (object.__setattr__ would
+# look each up by name on every call).
+_SLOTS = BaseModel.__dict__
+_set_dict = _SLOTS["__dict__"].__set__
+_set_fields = _SLOTS["__pydantic_fields_set__"].__set__
+_set_extra = _SLOTS["__pydantic_extra__"].__set__
+_set_private = _SLOTS["__pydantic_private__"].__set__
 
 
 def criterion(score: float, weight: float, reason: str) -> CriterionScore:
@@ -146,10 +154,10 @@ def criterion(score: float, weight: float, reason: str) -> CriterionScore:
     `model_construct` does, minus its per-field bookkeeping (a tenth of a judgement's
     time). tests/judge/test_rubric.py checks it equals the validated model."""
     c = _new(CriterionScore)
-    _set(c, "__dict__", {"score": score, "weight": weight, "reason": reason})
-    _set(c, "__pydantic_fields_set__", {"score", "weight", "reason"})
-    _set(c, "__pydantic_extra__", None)
-    _set(c, "__pydantic_private__", None)
+    _set_dict(c, {"score": score, "weight": weight, "reason": reason})
+    _set_fields(c, {"score", "weight", "reason"})
+    _set_extra(c, None)
+    _set_private(c, None)
     return c
 
 
@@ -168,6 +176,10 @@ class RubricJudge:
         self._graph_vocab: frozenset[str] | None = None
         self._spans: frozenset[tuple[str, ...]] | None = None
         self._scenarios: dict[tuple[Any, ...], _ScenarioView] = {}
+        self._graph_lower = ""  # the graph's node text in lower case, made once
+        # Each criterion's reported weight, rounded, per set of unscored criteria: a
+        # handful of sets ever occur, so the shares are worked out once per set.
+        self._weights: dict[frozenset[str], dict[str, float]] = {}
 
     @property
     def index(self) -> GraphIndex | None:
@@ -181,10 +193,11 @@ class RubricJudge:
             store = self.store
             self._vectors = GraphVectors.of({i: store.content(i) for i in store.nodes})
             self._lower = lower_words(" ".join(store.content(i) for i in store.nodes))
+            self._graph_lower = self._vectors.text.lower()
         return self._vectors
 
-    def _vocab_for(self, view: _ScenarioView) -> frozenset[str]:
-        """Words of the graph (contents, ids, rationales) and of the scenario."""
+    def _vocab_for(self, words: frozenset[str]) -> frozenset[str]:
+        """Words of the graph (contents, ids, rationales) and these (the scenario's)."""
         if self._graph_vocab is None:
             store = self.store
             self._graph_vocab = (
@@ -192,7 +205,7 @@ class RubricJudge:
                            *(nb.rationale for i in store.nodes for nb in store.out_neighbours(i)))
                 if store is not None else frozenset()
             )  # fmt: skip
-        return self._graph_vocab | view.vocab
+        return self._graph_vocab | words
 
     @property
     def spans(self) -> frozenset[tuple[str, ...]]:
@@ -226,7 +239,7 @@ class RubricJudge:
             vec = embed([text])[0] if text else None
             hit = _ScenarioView(
                 info, allowed, allowed_numbers(allowed), possible, who, vec, kind,
-                vocabulary(allowed),
+                self._vocab_for(vocabulary(allowed)),
             )  # fmt: skip
             self._scenarios[key] = hit
         return hit
@@ -266,7 +279,10 @@ class RubricJudge:
         product_shown = True
         pasted = 0.0
         ev = email_vectors(text.subject, [s.text for s in text.prose])
-        known = f"{allowed} {gv.text if gv is not None else ''}".lower()
+        allowed_lower = allowed.lower()
+        # str.lower maps a space to itself and no case rule reads across one, so
+        # lowering the parts equals lowering the whole; the graph's part is lowered once.
+        known = f"{allowed_lower} {self._graph_lower if gv is not None else ''}"
         if index is None or gv is None:
             cites = None
             for name in GRAPH_CRITERIA:
@@ -280,7 +296,7 @@ class RubricJudge:
             pasted = pasted_share(index, text)
             results["argument"] = argument(index, cites, text)
             results["grounding"] = grounding(cites, text, claim_list, pasted, by_meaning)
-            results["contradiction"] = contradiction(ev, cites.resolved, gv, allowed.lower())
+            results["contradiction"] = contradiction(ev, cites.resolved, gv, allowed_lower)
             results["product"] = product(ev, gv)
             results["own_job"] = own_job(ev, gv)
             # Which feature fits is read against notes only: a title and an industry
@@ -321,7 +337,7 @@ class RubricJudge:
         results["tone"] = tone(text)
         results["grammar"] = grammar(text, self._lower)
         results["naturalness"] = naturalness(
-            text, self._vocab_for(view), scenario.prospect.notes or "", self.spans
+            text, view.vocab, scenario.prospect.notes or "", self.spans
         )
         mult, why, _ = sendability(
             text, info, index, claim_list, product_shown, pasted, found_asks, sender
@@ -333,12 +349,14 @@ class RubricJudge:
         # Six significant digits, not decimals: a very bad email keeps a tiny non-zero
         # total, so the ranking among flawed emails survives (DESIGN §4).
         total = float(f"{clamp(self.fitted.total(scores, frozen)):.6g}")
-        shares = self.fitted.shares(frozen)
+        weights = self._weights.get(frozen)
+        if weights is None:
+            shares = self.fitted.shares(frozen)
+            weights = self._weights[frozen] = {n: round(shares.get(n, 0.0), 4) for n in CRITERIA}
         criteria = {
-            n: criterion(round(clamp(results[n][0]), 4), round(shares.get(n, 0.0), 4),
-                         results[n][1])
+            n: criterion(round(clamp(results[n][0]), 4), weights[n], results[n][1])
             for n in CRITERIA
-        }  # fmt: skip
+        }
         return Judgement.model_construct(total=total, criteria=criteria)
 
     def explain(

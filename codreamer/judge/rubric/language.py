@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import repeat
+from typing import cast
 
 from codreamer.judge.rubric.words import EN_FUNCTION_WORDS, GENERIC_WORDS, SYNONYM_SETS
 
@@ -55,6 +57,13 @@ def stem(word: str) -> str:
         _STEMS.clear()
     _STEMS[word] = w
     return w
+
+
+def stems(words: list[str]) -> set[str]:
+    """The stems of these words: `stem` of each, with its memo read inline (most
+    words are met again, and a call per word costs more than the lookup)."""
+    known = _STEMS.get
+    return {known(w) or stem(w) for w in words}
 
 
 def _build_concepts() -> dict[str, str]:
@@ -118,7 +127,10 @@ class Sentence:
 _ABBREVIATIONS = frozenset(
     ("dr.", "mr.", "ms.", "mrs.", "prof.", "st.", "vs.", "e.g.", "i.e.", "etc.", "inc.", "ltd.")
 )
-_LINE_SPLIT = re.compile(r"(?<=[.!?])\s+")
+# The whitespace after an end mark: `(?<=[.!?])\s+`, written to start with the space
+# itself so that `re` skips to candidate characters instead of trying every position
+# (same matches: a space whose previous character is an end mark, and the run after).
+_LINE_SPLIT = re.compile(r"\s(?<=[.!?]\s)\s*")
 
 
 def sentences(body: str) -> list[Sentence]:
@@ -148,9 +160,13 @@ def sentences(body: str) -> list[Sentence]:
             merged = [line]
         for text in merged:
             toks = TOKEN.findall(text.lower())
-            seen = {known.get(t, "") for t in toks}
+            seen = set(map(known.get, toks, repeat("", len(toks))))
             # "" marks a word not seen before: work out its concepts once.
-            cs = concepts_of_tokens(toks) if "" in seen else {c for c in seen if c}
+            if "" in seen:
+                cs = concepts_of_tokens(toks)
+            else:
+                seen.discard(None)  # function and generic words (concepts are non-empty)
+                cs = cast("set[str]", seen)
             out.append(Sentence(text, toks, cs, para, line_no))
         line_no += 1
     return out

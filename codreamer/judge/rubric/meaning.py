@@ -63,17 +63,30 @@ def _matrix() -> np.ndarray:
 
 def _fill_chunks(texts: list[str]) -> None:
     """Encode, in one batch, every word of these texts the cache has not seen."""
+    _fill_words([t.split() for t in texts])
+
+
+def _fill_words(words: list[list[str]]) -> None:
+    """`_fill_chunks` of texts already split into words."""
     cache = _CHUNK_IDS
-    new = list({c: None for t in texts for c in t.split() if c not in cache})
+    new = list({c: None for ws in words for c in ws if c not in cache})
     if not new:
         return
     if len(cache) + len(new) >= _CHUNK_MAX:
         cache.clear()
     # Word by word: `encode_batch` would start the tokenizer's thread pool, which
-    # costs more CPU than a few dozen short words.
+    # costs more CPU than a few dozen short words. The BPE model is asked directly,
+    # with the "▁" the tokenizer's normaliser would prepend (a word from `split()`
+    # holds no space for it to replace): a third of `encode`'s cost, which also builds
+    # offsets and masks. A word that may hold one of the tokenizer's added tokens
+    # ("<s>", "</s>", "<unk>", matched before the model) takes the full path.
     tok = _model().tokenizer
+    bpe = tok.model.tokenize
     for chunk in new:
-        cache[chunk] = tok.encode(chunk, add_special_tokens=False).ids
+        if "<" in chunk:
+            cache[chunk] = tok.encode(chunk, add_special_tokens=False).ids
+        else:
+            cache[chunk] = [t.id for t in bpe("\u2581" + chunk)]
 
 
 def token_ids(text: str) -> list[int]:
@@ -85,31 +98,58 @@ def token_ids(text: str) -> list[int]:
 
 def _sums(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """Each text's sum of token vectors and its token count (no memo)."""
-    _fill_chunks(texts)
+    words = [t.split() for t in texts]  # each text split once
+    _fill_words(words)
     cache = _CHUNK_IDS
-    seqs = [[i for chunk in t.split() for i in cache[chunk]] for t in texts]
-    lens = np.array([len(q) for q in seqs])
+    flat: list[int] = []
+    starts: list[int] = []
+    for ws in words:
+        starts.append(len(flat))
+        for w in ws:
+            flat += cache[w]
+    lens = np.diff(np.array([*starts, len(flat)]))
+    if not flat:
+        return np.zeros((len(texts), DIM), dtype=np.float32), lens
+    # One gather and one segmented sum for all the texts: numpy's per-call cost, not
+    # the arithmetic, is what a handful of short sentences spends.
+    rows = _matrix()[flat]
+    if lens.min() > 0:  # every text has tokens (a non-blank one always has)
+        return np.add.reduceat(rows, starts, axis=0), lens
     sums = np.zeros((len(texts), DIM), dtype=np.float32)
-    flat = [t for q in seqs for t in q]
-    if flat:
-        # One gather and one segmented sum for all the texts: numpy's per-call cost,
-        # not the arithmetic, is what a handful of short sentences spends.
-        starts = np.concatenate(([0], np.cumsum(lens)[:-1]))
-        has = lens > 0
-        sums[has] = np.add.reduceat(_matrix()[flat], starts[has], axis=0)
+    has = lens > 0
+    sums[has] = np.add.reduceat(rows, np.array(starts)[has], axis=0)
     return sums, lens
 
 
 def _unit(vecs: np.ndarray) -> np.ndarray:
     norms = np.sqrt((vecs * vecs).sum(axis=1, keepdims=True))
+    if (norms > 0).all():  # the usual case: the same division, without the masks
+        return vecs / norms
     return np.divide(vecs, norms, out=np.zeros_like(vecs), where=norms > 0)
+
+
+def _zero() -> np.ndarray:
+    z = np.zeros(DIM, dtype=np.float32)
+    z.flags.writeable = False  # shared by every blank text
+    return z
+
+
+_ZERO = (_zero(), _zero())
 
 
 def _vectors(texts: list[str]) -> list[tuple[np.ndarray, np.ndarray]]:
     """(unit vector, token-vector sum) of each text, memoised; a blank text gets
     zeros."""
-    zero = (np.zeros(DIM, dtype=np.float32), np.zeros(DIM, dtype=np.float32))
-    out: list[tuple[np.ndarray, np.ndarray]] = [zero] * len(texts)
+    return _batch(texts)[0]
+
+
+def _batch(
+    texts: list[str],
+) -> tuple[list[tuple[np.ndarray, np.ndarray]], np.ndarray | None, np.ndarray | None]:
+    """`_vectors`, and when every text was new (embedded here, in this order, as an
+    email's new sentences are) the unit vectors and sums as the arrays they were
+    computed in, read-only since the memo holds their rows; else None, None."""
+    out: list[tuple[np.ndarray, np.ndarray]] = [_ZERO] * len(texts)
     todo: list[int] = []
     for i, t in enumerate(texts):
         hit = _MEMO.get(t)
@@ -121,13 +161,20 @@ def _vectors(texts: list[str]) -> list[tuple[np.ndarray, np.ndarray]]:
         if len(_MEMO) + len(todo) > _MEMO_MAX:
             _MEMO.clear()
         sums, lens = _sums([texts[i] for i in todo])
-        means = np.zeros_like(sums)
-        has = lens > 0
-        means[has] = sums[has] / lens[has, None]
+        if lens.min() > 0:  # no masks needed (the same division, cast the same way)
+            means = (sums / lens[:, None]).astype(np.float32)
+        else:
+            means = np.zeros_like(sums)
+            has = lens > 0
+            means[has] = sums[has] / lens[has, None]
         units = _unit(means)
+        units.flags.writeable = False
+        sums.flags.writeable = False
         for k, i in enumerate(todo):
             out[i] = _MEMO[texts[i]] = (units[k], sums[k])
-    return out
+        if len(todo) == len(texts):
+            return out, units, sums
+    return out, None, None
 
 
 def embed(texts: list[str]) -> np.ndarray:
@@ -140,9 +187,10 @@ def embed_parts(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """Unit vectors of the texts, as `embed`, and their token-vector sums. The sum of
     some texts' sums, made a unit vector, is the embedding of those texts joined by
     spaces (the mean of every token), without reading any word twice."""
-    vecs = _vectors(texts)
-    units = np.array([u for u, _ in vecs], dtype=np.float32).reshape(len(texts), DIM)
-    sums = np.array([s for _, s in vecs], dtype=np.float32).reshape(len(texts), DIM)
+    vecs, units, sums = _batch(texts)
+    if units is None or sums is None:  # some were memoised or blank: gather the rows
+        units = np.array([u for u, _ in vecs], dtype=np.float32).reshape(len(texts), DIM)
+        sums = np.array([s for _, s in vecs], dtype=np.float32).reshape(len(texts), DIM)
     return units, sums
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from codreamer.judge.rubric.first_pass import any_of
 from codreamer.judge.rubric.language import TOKEN
 from codreamer.judge.rubric.text_criteria import EmailText
 from codreamer.judge.rubric.words import EN_FUNCTION_WORDS
@@ -49,12 +50,15 @@ _STOCK = re.compile(
 )
 # A definition told to the reader ("F1 is the harmonic mean of...", "An excursion is
 # any period when..."): a lecture, and to an expert a condescending one.
+_ANY_STOCK = any_of(_STOCK)  # a first pass: most emails use no stock phrase
 _DEFINITION = re.compile(
     r"\b(?:is|are) (?:defined as|the (?:harmonic |arithmetic |weighted )?mean of|a measure of|"
     r"a metric (?:that|for)|any (?:period|time|event|case) (?:when|where|in which)|"
     r"the (?:process|practice|act) of|a (?:type|kind|form) of)\b|\brefers? to\b|"
     r"\bin other words\b|\b(?:measures|quantifies) (?:how|the (?:share|proportion|fraction))"
 )
+# Either of the two, as a first pass (no anchors, lookarounds or back-references).
+_NOTE_OR_DEFINITION = any_of(_AUTHOR_NOTE, _DEFINITION)
 _ASKISH = re.compile(
     r"\?|\b(?:would|could|can|shall|let me know|happy to|glad to|free|available|open to|"
     r"worth|call|chat|minutes)\b",
@@ -72,11 +76,16 @@ def _echo(body_tokens: list[str], notes: str) -> int:
     grams = _note_grams(notes)
     if not grams:
         return 0
-    best = run = 0
-    for i in range(len(body_tokens) - 4):
-        run = run + 1 if tuple(body_tokens[i : i + 5]) in grams else 0
-        best = max(best, run + 4 if run else 0)
-    return best
+    t = body_tokens
+    longest = run = 0  # the most 5-word windows in a row found in the notes
+    for gram in zip(t, t[1:], t[2:], t[3:], t[4:], strict=False):
+        if gram in grams:
+            run += 1
+            if run > longest:
+                longest = run
+        else:
+            run = 0
+    return longest + 4 if longest else 0
 
 
 _NODE_ID_SUBJECT = re.compile(
@@ -129,7 +138,7 @@ def naturalness(
     # fact-sheet fragments with template connectors").
     lead_ins = []
     for s in prose:
-        m = _LEAD_IN.match(s.text.strip())
+        m = _LEAD_IN.match(s.text.strip()) if ":" in s.text else None  # it needs a colon
         if m is None:
             continue
         words = [t for t in TOKEN.findall(m.group(1).lower()) if t not in EN_FUNCTION_WORDS]
@@ -154,29 +163,42 @@ def naturalness(
     if repeats:
         found.append((f"says the same thing twice ({repeats[0][:35]!r})",
                       min(0.6, 0.3 * len(repeats))))  # fmt: skip
-    notes = [m.group(0) for s in prose if (m := _AUTHOR_NOTE.search(s.text.lower()))]
+    # Most emails hold neither an author's note nor a definition: one scan of the
+    # prose decides whether each sentence is read (joined by newlines, which no
+    # pattern needs and `\b` and `lower` treat as a text's edge).
+    noted = _NOTE_OR_DEFINITION.found("\n".join(s.text for s in prose).lower())
+    notes = (
+        [m.group(0) for s in prose if (m := _AUTHOR_NOTE.search(s.text.lower()))] if noted else []
+    )
     if notes:
         found.append(
             (f"a note for the graph's author {notes[0][:40]!r}", min(0.8, 0.5 * len(notes)))
         )
     filler = []
     for s in prose:
-        text = s.text.strip()
-        if _ASKISH.search(text.lower()):
+        # The same tests as ever, the pattern last: most sentences draw on the graph
+        # and are out before it is read.
+        if len(s.tokens) > 14:
             continue
+        text = s.text.strip()
         if text[-1:] not in ".!" and len(s.tokens) <= 6:
             continue  # a signature or title line, not a sentence
         content = [t for t in s.tokens if t not in EN_FUNCTION_WORDS and len(t) > 2]
-        if content and len(s.tokens) <= 14 and not any(t in vocab for t in content):
+        if not content or any(t in vocab for t in content):
+            continue
+        if not _ASKISH.search(text.lower()):
             filler.append(s.text)
     if filler:
         found.append((f"{len(filler)} sentences with nothing behind them "
                       f"({filler[0][:35]!r})", min(0.6, 0.2 * len(filler))))  # fmt: skip
-    lectures = [m.group(0) for s in prose if (m := _DEFINITION.search(s.text.lower()))]
+    lectures = (
+        [m.group(0) for s in prose if (m := _DEFINITION.search(s.text.lower()))] if noted else []
+    )
     if lectures:
         found.append((f"defines terms for the reader ({lectures[0][:30]!r})",
                       min(0.6, 0.3 * len(lectures))))  # fmt: skip
-    stock = [m.group(0) for m in _STOCK.finditer(f"{email.subject}\n{email.lower}".lower())]
+    whole = f"{email.subject}\n{email.lower}".lower()
+    stock = [m.group(0) for m in _STOCK.finditer(whole)] if _ANY_STOCK.found(whole) else []
     if stock:
         found.append((f"stock phrases ({stock[0][:30]!r})", min(0.7, 0.25 * len(stock))))
     if (m := _NODE_ID_SUBJECT.search(email.subject or "")) is not None:

@@ -22,7 +22,8 @@ from functools import lru_cache
 import numpy as np
 
 from codreamer.graph.schema import CUSTOMER_JOB, is_product_feature
-from codreamer.judge.rubric.language import stem
+from codreamer.judge.rubric.first_pass import any_of
+from codreamer.judge.rubric.language import stem, stems
 from codreamer.judge.rubric.meaning import embed, embed_parts, top_mean, unit
 from codreamer.models import Scenario
 
@@ -79,6 +80,8 @@ _FREQUENCY = re.compile(
     r"live|instantly|continuously|(?:every|once an?|each|per) (?:hour|day|night|week|month|"
     r"quarter|year)|hourly|daily|nightly|weekly|monthly|quarterly|yearly|annually)\b"
 )
+_ANY_FREQUENCY = any_of(_FREQUENCY)
+_DIGIT = re.compile(r"\d")  # what every figure pattern here needs (a fast scan)
 _FREQ_RANK = {"second": 0, "minute": 1, "real": 1, "live": 1, "instantly": 0,
               "continuously": 1, "hour": 2, "hourly": 2, "day": 3, "daily": 3, "night": 3,
               "nightly": 3, "week": 4, "weekly": 4, "month": 5, "monthly": 5, "quarter": 6,
@@ -90,18 +93,22 @@ _NEGATED = re.compile(
     r"aren'?t|is not|are not|no longer|not|without|no)\s+(?:(?:even|really|actually|yet|any|"
     r"a|an|the|have|need to|try to|be)\s+)?([a-z][a-z-]{2,})"
 )
+_ANY_NEGATED = any_of(_NEGATED)
 _NEG_WORDS = frozenset(
     ["not", "no", "never", "without", "cannot", "doesn't", "don't", "isn't", "aren't",
      "won't", "can't", "doesnt", "dont", "isnt", "arent", "wont", "cant", "nor", "none"]
 )  # fmt: skip
 
 
-def _negates_fact(sent: str, fact: str) -> str | None:
+def _negates_fact(sent: str, fact: _Fact) -> str | None:
     """A word the sentence negates ("doesn't rewrite", "no UI") that the fact states
     without a negation nearby: the sentence denies what the fact says."""
-    fwords = fact.lower().split()
-    fstems = {stem(w.strip(".,;:()\"'")): i for i, w in enumerate(fwords)}
-    for m in _NEGATED.finditer(sent.lower()):
+    low = sent.lower()
+    if not _ANY_NEGATED.found(low):  # most sentences negate nothing
+        return None
+    fwords = fact.split
+    fstems = fact.stems
+    for m in _NEGATED.finditer(low):
         w = stem(m.group(1))
         i = fstems.get(w)
         if i is None or len(w) < 3:
@@ -113,7 +120,9 @@ def _negates_fact(sent: str, fact: str) -> str | None:
 
 
 def _frequencies(text: str) -> set[int]:
-    out = set()
+    out: set[int] = set()
+    if not _ANY_FREQUENCY.found(text):  # most sentences name no frequency
+        return out
     for m in _FREQUENCY.finditer(text):
         for w, r in _FREQ_RANK.items():
             if w in m.group(0):
@@ -132,6 +141,7 @@ _RESULT = re.compile(
     r"\b(?:cut|reduced|saved|increased|boosted|doubled|tripled|grew|lowered|slashed|"
     r"improved|dropped)\b[^.!?]{0,40}?\b(?:by )?\d+(?:\.\d+)?\s?(?:%|percent|x)"
 )
+_PROOF_OR_RESULT = any_of(_PROOF, _RESULT)
 
 # Social proof: other customers' results, ratings, awards, rankings, testimonials,
 # "trusted by hundreds". Each is a claim the graph must make for the email to make it.
@@ -154,6 +164,7 @@ _SOCIAL_PROOF = re.compile(
     r"\btrusted by|\bused by (?:more than|over|\d)|(?:hundreds|thousands|dozens) of "
     r"(?:teams|customers|clients|companies|firms|utilities|hospitals|carriers|users)"
 )
+_ANY_SOCIAL_PROOF = any_of(_SOCIAL_PROOF)
 SAME_TOPIC = 0.5  # cosine above which an email sentence speaks of a node sentence
 SAME_WORDS = 0.3  # ...and the share of content words they share before polarity counts
 MEASURE_WORDS = 0.5  # share of content words a sentence shares with a fact to misquote it
@@ -166,7 +177,9 @@ def split_sentences(text: str) -> list[str]:
 
 def numbers(text: str, words: bool = True) -> set[str]:
     low = text.lower()
-    out = {n.replace(",", "").replace(" ", "") for n in _NUMBER.findall(low)}
+    # A figure needs a digit: a text without one (most sentences) skips the scan.
+    figures = _NUMBER.findall(low) if _DIGIT.search(low) else []
+    out = {n.replace(",", "").replace(" ", "") for n in figures}
     if words:
         out.update(_WORDNUM[w] for w in _WORDNUM_RX.findall(low))
     return out
@@ -269,6 +282,8 @@ class _Fact:
     numbers: set[str]  # figures the sentence states (no number words)
     words: frozenset[str]  # its words, stop words left out
     frequencies: set[int]  # how-often classes it names
+    split: list[str]  # its lower-case words, as `_negates_fact` reads them
+    stems: dict[str, int]  # each word's stem -> its last position
     measures: frozenset[tuple[str, str]]  # quantities with a unit it states
 
 
@@ -289,6 +304,10 @@ class GraphVectors:
     )
     _reach: dict[bytes, tuple[float, float]] = field(default_factory=dict, repr=False)
     _facts: dict[str, _Fact] = field(default_factory=dict, repr=False)
+    features: list[str] = field(init=False, repr=False)  # Product Feature nodes, in order
+
+    def __post_init__(self) -> None:
+        self.features = [i for i in self.node_ids if is_product_feature(i)]
 
     def fact(self, sentence: str) -> _Fact:
         """What contradiction reads of a node's sentence, once per graph."""
@@ -296,9 +315,11 @@ class GraphVectors:
         if hit is None:
             low = sentence.lower()
             words = frozenset(w for w in _WORD.findall(low) if w not in _STOP)
+            fwords = low.split()
             hit = self._facts[sentence] = _Fact(
-                numbers(sentence, words=False), words, _frequencies(low), measures(low)
-            )
+                numbers(sentence, words=False), words, _frequencies(low), fwords,
+                {stem(w.strip(".,;:()\"'")): i for i, w in enumerate(fwords)}, measures(low),
+            )  # fmt: skip
         return hit
 
     def stacked(self, facts: tuple[str, ...]) -> tuple[list[tuple[str, str]], np.ndarray]:
@@ -369,6 +390,15 @@ class EmailVectors:
     vecs: np.ndarray
     subject: np.ndarray | None
     body: np.ndarray
+    said: dict[str, float] | None = None  # `features_said`, once per email
+
+
+def features_said(ev: EmailVectors, gv: GraphVectors) -> dict[str, float]:
+    """How closely the email speaks of each Product Feature (its closest sentence),
+    worked out once for product and solution_fit."""
+    if ev.said is None:
+        ev.said = {f: float((gv.sentence_vecs[f] @ ev.vecs.T).max()) for f in gv.features}
+    return ev.said
 
 
 def email_vectors(subject: str, prose: list[str]) -> EmailVectors:
@@ -438,8 +468,9 @@ def contradiction(
     if facts and ev.vecs.shape[0]:
         node_sents, mat = gv.stacked(tuple(facts))
         sims = ev.vecs @ mat.T
+        nearest = sims.argmax(axis=1).tolist()  # each row's first best, as argmax per row
         for i, sent in enumerate(ev.sentences):
-            j = int(sims[i].argmax())
+            j = nearest[i]
             if sims[i, j] < SAME_TOPIC:
                 continue
             node, fact = node_sents[j]
@@ -466,7 +497,8 @@ def contradiction(
             overlap = len(fset & eset) / max(1, min(len(fset), len(eset)))
             if overlap < SAME_WORDS and sims[i, j] < 0.6:
                 continue
-            flips = [w for w in eset - fset if _OPPOSITE.get(w, set()) & (fset - eset)]
+            absent = fset - eset  # the fact's words the sentence does not use
+            flips = [w for w in eset - fset if (o := _OPPOSITE.get(w)) is not None and o & absent]
             if overlap < SAME_WORDS:
                 flips = []
             elif not flips and (
@@ -484,7 +516,7 @@ def contradiction(
             # A denial is read only against what the product does: elsewhere a
             # paraphrase negates freely ("clients no longer pay" for "refuse to pay").
             if not flips and is_product_feature(node):
-                neg = _negates_fact(sent, fact)
+                neg = _negates_fact(sent, known_fact)
                 flips = [neg] if neg is not None else []
             # Negation alone is not read: a paraphrase often negates ("without anyone
             # babysitting the cache"), and one sentence cannot tell the two apart.
@@ -495,12 +527,14 @@ def contradiction(
         if clash:
             found.append((clash, 0.6))
     body = " ".join(ev.sentences)
-    names = {m.group(1) for m in _PROOF.finditer(body)}
+    # Most emails name no customer and state no result: one first pass for both.
+    claimed = _PROOF_OR_RESULT.found(body)
+    names = {m.group(1) for m in _PROOF.finditer(body)} if claimed else set()
     invented = [n for n in names if n.lower().removeprefix("the ") not in gv.text
                 and n.lower() not in known and n.split()[0].lower() not in _NOT_NAMES]  # fmt: skip
     if invented:
         found.append((f"invented customer or case study {invented[0]!r}", 0.6))
-    results = [m.group(0) for m in _RESULT.finditer(body)]
+    results = [m.group(0) for m in _RESULT.finditer(body)] if claimed else []
     unsupported = [r for r in results if not (numbers(r, words=False) & gv.all_numbers)]
     if unsupported:
         found.append((f"a result the graph does not state {unsupported[0][:40]!r}", 0.5))
@@ -517,6 +551,8 @@ def contradiction(
 def _unsupported_proof(sentences: list[str], gv: GraphVectors, known: str) -> str | None:
     """The first claim of social proof the graph (or the scenario) does not make: the
     graph states the claim's figures, or the words of its match."""
+    if not _ANY_SOCIAL_PROOF.found("\n".join(sentences).lower()):
+        return None  # most emails claim none: one first pass for all their sentences
     for sent in sentences:
         low = sent.lower()
         m = _SOCIAL_PROOF.search(low)
@@ -605,16 +641,19 @@ def own_job(ev: EmailVectors, gv: GraphVectors) -> tuple[float, str]:
 def product(ev: EmailVectors, gv: GraphVectors) -> tuple[float, str]:
     """The email says what the product does: some sentence carries a Product Feature
     node's meaning (cited or not)."""
-    feats = [i for i in gv.node_ids if is_product_feature(i)]
+    feats = gv.features
     if not feats or ev.vecs.shape[0] == 0:
         return 0.0, "never says what the product does"
-    best, which = max((float((gv.sentence_vecs[f] @ ev.vecs.T).max()), f) for f in feats)
+    said = features_said(ev, gv)
+    best, which = max((said[f], f) for f in feats)
     score = min(1.0, max(0.0, (best - 0.3) / (EXPRESSED + 0.08 - 0.3)))
     if score >= 1.0:
         return 1.0, f"says what the product does ({which[:40]})"
     return score, f"barely says what the product does (cosine {best:.2f})"
 
 
+_LOWER_RUN = re.compile(r"[a-z][a-z-]+")
+_FIGURE = re.compile(r"\$?\d[\d,.]*%?")
 _SALIENT = re.compile(r"\$?\d[\d,.]*%?|\b[A-Z][a-zA-Z0-9&'-]+|\b[a-z][a-z-]{4,}")
 
 
@@ -626,9 +665,7 @@ def specificity(body: str, notes: str) -> tuple[float, str]:
     if not want:
         return 1.0, "nothing specific known of the prospect"
     low = body.lower()
-    have = {stem(t) for t in re.findall(r"[a-z][a-z-]+", low)} | set(
-        re.findall(r"\$?\d[\d,.]*%?", low)
-    )
+    have = stems(_LOWER_RUN.findall(low)) | set(_FIGURE.findall(low) if _DIGIT.search(low) else ())
     used = sorted(w for w in want if w in have)
     share = len(used) / len(want)
     score = min(1.0, share / 0.35)
@@ -672,10 +709,10 @@ def solution_fit(
     known of the prospect? The feature the email speaks of most (its closest
     sentence) against the feature closest to the prospect, in the graph's own range.
     None when the graph has one feature or nothing is known of the prospect."""
-    feats = [i for i in gv.node_ids if is_product_feature(i)]
+    feats = gv.features
     if len(feats) < 2 or profile is None or ev.vecs.shape[0] == 0:
         return None
-    said = max(feats, key=lambda f: float((gv.sentence_vecs[f] @ ev.vecs.T).max()))
+    said = max(feats, key=features_said(ev, gv).__getitem__)
     idx = {n: k for k, n in enumerate(gv.node_ids)}
     fit = {f: float(gv.node_vecs[idx[f]] @ profile) for f in feats}
     hi, lo = max(fit.values()), min(fit.values())

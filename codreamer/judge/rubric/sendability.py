@@ -172,7 +172,7 @@ def _word_salad(email: EmailText) -> float:
         if n < 8:
             words += n
             continue
-        fn = sum(1 for t in s.tokens if t in EN_FUNCTION_WORDS)
+        fn = sum(map(EN_FUNCTION_WORDS.__contains__, s.tokens))  # a count of Trues
         words += n
         if fn / n < SALAD_FUNCTION_SHARE:
             salad += n
@@ -190,7 +190,13 @@ def _confused(email: EmailText, info: ScenarioInfo, sender: Sender | None) -> st
     mentions = (info.first and info.first in email.counts) or (
         info.company_word and info.company_word in email.counts
     )
-    if mentions and info.writes_as is not None and (m := info.writes_as.search(email.lower)):
+    if (
+        mentions
+        and info.writes_as_any is not None
+        and info.writes_as_any.found(email.lower)
+        and info.writes_as is not None
+        and (m := info.writes_as.search(email.lower))
+    ):
         return f"writes as the prospect ({m.group(0)!r})"
     if sender is not None and email.greeting:
         g = set(TOKEN.findall(email.lines[0].lower()))

@@ -43,6 +43,7 @@ from codreamer.judge.rubric.bands import (
     SENTENCE_WORDS_BAND,
     SUBJECT_WORDS_BAND,
 )
+from codreamer.judge.rubric.first_pass import FirstPass, any_of
 from codreamer.judge.rubric.language import TOKEN, Sentence, concept, concepts, sentences
 from codreamer.judge.rubric.words import (
     ASK_IMPERATIVES,
@@ -111,6 +112,7 @@ class ScenarioInfo:
     profile: dict[str, float]  # concept -> weight (notes, title, role, stack, industry)
     has_profile: bool
     writes_as: re.Pattern[str] | None  # "I'm <first name>", "we at <company>"
+    writes_as_any: FirstPass | None  # its first pass (most emails write as the sender)
 
 
 def scenario_info(scenario: Scenario) -> ScenarioInfo:
@@ -151,6 +153,7 @@ def scenario_info(scenario: Scenario) -> ScenarioInfo:
             rf"(?:we at|here at|our company,?|our team at|i work at)\s+(?:the\s+)?"
             rf"{re.escape(company_word)}\b"
         )
+    writes_as = re.compile(r"\b(?:" + "|".join(alts) + ")") if alts else None
     return ScenarioInfo(
         first=first,
         last=names[-1] if len(names) > 1 else "",
@@ -160,7 +163,8 @@ def scenario_info(scenario: Scenario) -> ScenarioInfo:
         goal_kind=goal & _MEETING_KINDS,
         profile=profile,
         has_profile=bool(profile),
-        writes_as=re.compile(r"\b(?:" + "|".join(alts) + ")") if alts else None,
+        writes_as=writes_as,
+        writes_as_any=any_of(writes_as) if writes_as is not None else None,
     )
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -107,9 +108,10 @@ class FittedTotal:
             return 0.0
         return min(1.0, _sigmoid(self.z(scores, unscored)) / self.top) * min(1.0, english)
 
-    @property
+    @cached_property
     def top(self) -> float:
-        """sigmoid(z) of an email with every criterion at 1 (the scale's 1)."""
+        """sigmoid(z) of an email with every criterion at 1 (the scale's 1); the
+        parameters are frozen, so it is worked out once."""
         return _sigmoid(self.bias + transform(1.0) * sum(self.weights.values()))
 
     def contributions(
