@@ -574,6 +574,9 @@ def _measure_clash(
     hours" for "roughly every two minutes", "within 100 meters" for "a few meters".
     Matched by words, not meaning: a changed quantity moves the sentence's meaning
     away from the fact it misquotes."""
+    facts = [f for f in facts if gv.fact(f).measures]
+    if not facts:
+        return None  # no cited fact states a quantity: nothing to misquote
     told = [(s, ms) for s in sentences if (ms := measures(s.lower()) - gv.all_measures)]
     if not told:
         return None
