@@ -27,6 +27,7 @@ are refused (a look-behind could see the added space).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 _SPECIAL = frozenset("\\.^$*+?{}[]|()")
 _QUANTIFIERS = ("?", "*", "+", "{")
@@ -49,10 +50,10 @@ def _skip_class(s: str, i: int) -> int:
     return j + 1
 
 
-def _split(s: str) -> list[str]:
-    """The alternatives of `s` at its top level."""
-    out: list[str] = []
-    depth = start = i = 0
+def _tokens(s: str, i: int = 0) -> Iterator[tuple[int, str, int]]:
+    """(index, character, group depth after it) of each token of `s` from s[i], an
+    escape or a character class skipped whole."""
+    depth = 0
     while i < len(s):
         ch = s[i]
         if ch == "\\":
@@ -65,32 +66,28 @@ def _split(s: str) -> list[str]:
             depth += 1
         elif ch == ")":
             depth -= 1
-        elif ch == "|" and depth == 0:
+        yield i, ch, depth
+        i += 1
+
+
+def _split(s: str) -> list[str]:
+    """The alternatives of `s` at its top level."""
+    out: list[str] = []
+    start = 0
+    for i, ch, depth in _tokens(s):
+        if ch == "|" and depth == 0:
             out.append(s[start:i])
             start = i + 1
-        i += 1
     out.append(s[start:])
     return out
 
 
 def _close(s: str, i: int) -> int:
     """The index of the ')' that closes the '(' at s[i]."""
-    depth = 0
-    while True:
-        ch = s[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if ch == "[":
-            i = _skip_class(s, i)
-            continue
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
+    for j, ch, depth in _tokens(s, i):
+        if ch == ")" and depth == 0:
+            return j
+    raise ValueError(f"unbalanced group in {s[i : i + 40]!r}")
 
 
 def _branches(alt: str, bound: bool = False) -> list[tuple[bool, str | None, str]]:
