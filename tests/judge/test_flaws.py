@@ -84,3 +84,30 @@ def test_guilt_blame_and_belittling_are_shaming(extra: str) -> None:
 )
 def test_near_misses_are_courteous(extra: str) -> None:
     assert _tone(_email(extra=extra)) == (1.0, "courteous")
+
+
+def test_a_misspelt_company_is_a_name_not_a_common_word() -> None:
+    summit = Scenario(
+        prospect=Prospect(name="Luis Ortega", title="EHS Director", company="Summit Foods"),
+        goal="Book a 20-minute call",
+    )
+    ask = "Would a 20-minute call next week suit you?"
+    common = _email().model_copy(
+        update={"body": _email().body.replace("Would a 20-minute call next week work?", ask)}
+    )
+    assert "misspells" not in JUDGE.judge(common, summit).criteria["deception"].reason
+    misspelt = _email().model_copy(
+        update={"body": _email().body.replace("Groundwire tags", "At Sumit, Groundwire tags")}
+    )
+    assert "misspells" in JUDGE.judge(misspelt, summit).criteria["deception"].reason
+
+
+def test_a_company_name_ending_in_a_number_is_no_key_in_the_subject() -> None:
+    studio = Scenario(
+        prospect=Prospect(name="Luis Ortega", title="EHS Director", company="Studio 7"),
+        goal="Book a 20-minute call",
+    )
+    ok = JUDGE.judge(_email("Blind spots at Studio 7"), studio).criteria["naturalness"]
+    assert "names a graph node" not in ok.reason, ok.reason
+    key = JUDGE.judge(_email("Latency 0 at Studio 7"), studio).criteria["naturalness"]
+    assert "names a graph node" in key.reason, key.reason

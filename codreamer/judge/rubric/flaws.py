@@ -145,6 +145,12 @@ def _misspelt_company(email: EmailText, info: ScenarioInfo, known: str) -> str |
             continue
         if len(tok) < 4 or tok in known:
             continue
+        # A name is written with a capital: "suit you" is not "Summit" misspelt.
+        if not any(
+            m.group(0)[0].isupper()
+            for m in re.finditer(rf"(?<!\w){re.escape(tok)}(?!\w)", email.body, re.IGNORECASE)
+        ):
+            continue
         if SequenceMatcher(None, tok, target).ratio() >= 0.6:
             return tok
     return None

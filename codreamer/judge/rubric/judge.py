@@ -337,8 +337,9 @@ class RubricJudge:
         results["tone"] = tone(text)
         results["grammar"] = grammar(text, self._lower)
         results["naturalness"] = naturalness(
-            text, view.vocab, scenario.prospect.notes or "", self.spans
-        )
+            text, view.vocab, scenario.prospect.notes or "", self.spans,
+            scenario.prospect.company or "",
+        )  # fmt: skip
         mult, why, _ = sendability(
             text, info, index, claim_list, product_shown, pasted, found_asks, sender
         )

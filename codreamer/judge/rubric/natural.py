@@ -124,10 +124,12 @@ def naturalness(
     vocab: frozenset[str],
     prospect_notes: str = "",
     spans: frozenset[tuple[str, ...]] = frozenset(),
+    company: str = "",
 ) -> tuple[float, str]:
     """`vocab`: lower-case words of the graph and the scenario (what a fact-bearing
     sentence draws on); `prospect_notes`: what the seller knew, which an email should use,
-    not read back word for word; `spans`: the graph's runs of words (`graph_spans`)."""
+    not read back word for word; `spans`: the graph's runs of words (`graph_spans`);
+    `company`: the reader's company, whose name may end in a number ("Studio 7")."""
     prose = email.prose
     if not prose:
         return (1.0, "no prose") if not email.tokens else (0.5, "no sentences")
@@ -201,7 +203,9 @@ def naturalness(
     stock = [m.group(0) for m in _STOCK.finditer(whole)] if _ANY_STOCK.found(whole) else []
     if stock:
         found.append((f"stock phrases ({stock[0][:30]!r})", min(0.7, 0.25 * len(stock))))
-    if (m := _NODE_ID_SUBJECT.search(email.subject or "")) is not None:
+    if (m := _NODE_ID_SUBJECT.search(email.subject or "")) is not None and (
+        m.group(0).lower() not in company.lower()
+    ):
         found.append((f"the subject names a graph node ({m.group(0)!r})", 0.6))
     if prospect_notes and (run := _echo(email.tokens, prospect_notes)) >= 8:
         found.append((f"reads the prospect's notes back word for word ({run} words)", 0.3))
