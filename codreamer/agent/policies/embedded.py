@@ -39,6 +39,7 @@ from codreamer.agent.policies.features import (
 from codreamer.agent.policies.session import EmbeddedSession
 from codreamer.agent.policies.shared import PolicyBase
 from codreamer.agent.rollout import RolloutEnv, rollout
+from codreamer.agent.style import EmailStyle
 from codreamer.agent.trajectory import Trajectory, TrajectoryMeta
 from codreamer.graph.store import GraphStore
 from codreamer.models import Scenario, Sender
@@ -60,12 +61,24 @@ __all__ = [
 # time, so a group of rollouts reaches a Product Feature often enough to learn
 # from; everything else starts at zero (uniform).
 INITIAL_FINISH_BIAS = -1.0
+# The most (walk, style) pairs remembered per prospect for avoiding repeats.
+SEEN_CAP = 20_000
 _P = len(STYLE_CONTEXT)
 
 
 class ParamLayout:
-    """Slices of the flat parameter vector: node weights, FINISH weights, and one
-    (options x STYLE_CONTEXT) matrix per style head."""
+    """Slices of the flat parameter vector: node weights, FINISH weights, one
+    (options x STYLE_CONTEXT) matrix per style head, then the cross terms: a
+    (NODE_FEATURES x STYLE_CONTEXT) and a (FINISH_FEATURES x STYLE_CONTEXT) matrix.
+
+    The cross terms make what a walk values depend on who reads (DESIGN §3: logits
+    linear in candidate x prospect features). Without them every prospect of a
+    run shares one walk preference and one point to stop at: a run on four
+    prospects whose best emails stop at different depths (a VP's brief email, an
+    engineer's full chain) could only be right for some of them, however long it
+    trained. Each candidate's weights are w + U @ ctx, ctx the prospect's context
+    (`prospect_context`), so they carry over to unseen prospects by seniority,
+    function and what their notes speak of."""
 
     def __init__(self) -> None:
         f, g = len(NODE_FEATURES), len(FINISH_FEATURES)
@@ -78,7 +91,12 @@ class ParamLayout:
             self.style[name] = slice(off, off + n * _P)
             self.options[name] = n
             off += n * _P
+        self.wx = slice(off, off + f * _P)
+        off += f * _P
+        self.vx = slice(off, off + g * _P)
+        off += g * _P
         self.size = off
+        self.f, self.g = f, g
 
 
 LAYOUT = ParamLayout()
@@ -115,6 +133,15 @@ class EmbeddedPolicy(PolicyBase):
         # The trainer sets it (GRPOConfig.temperature, raised while groups have
         # collapsed); greedy choices take the argmax and ignore it.
         self.temperature = 1.0
+        # Share of a sampled group drawn uniformly at random (the trainer sets it:
+        # GRPOConfig.explore_share, decaying); `_uniform` is on while they are drawn.
+        self.explore_share = 0.0
+        self._uniform = False
+        # (walk, style) of the emails sampled so far, per scenario id: sampled rollouts
+        # redraw a style that would repeat one (see EmbeddedSession._finalize). The
+        # trainer fills and checkpoints it; empty (no avoidance) otherwise.
+        self.seen_emails: dict[str, set[tuple[tuple[str, ...], EmailStyle]]] = {}
+        self.avoid_repeats = False
 
     @property
     def theta(self) -> np.ndarray:
@@ -147,10 +174,12 @@ class EmbeddedPolicy(PolicyBase):
         lay = self.layout
         assert d.x is not None
         if d.head == "node":
-            assert d.psi is not None
+            assert d.psi is not None and d.ctx is not None
+            w = theta[lay.w] + theta[lay.wx].reshape(lay.f, _P) @ d.ctx
+            v = theta[lay.v] + theta[lay.vx].reshape(lay.g, _P) @ d.ctx
             z = np.empty(d.x.shape[0] + 1)
-            z[:-1] = d.x @ theta[lay.w]
-            z[-1] = d.psi @ theta[lay.v]
+            z[:-1] = d.x @ w
+            z[-1] = d.psi @ v
             return z
         w = theta[lay.style[d.head]].reshape(lay.options[d.head], _P)
         return w @ d.x
@@ -178,14 +207,26 @@ class EmbeddedPolicy(PolicyBase):
         lay = self.layout
         assert d.x is not None
         if d.head == "node":
-            assert d.psi is not None
-            out[lay.w] += d.x.T @ (g[:-1] * scale)
-            out[lay.v] += d.psi * (g[-1] * scale)
+            assert d.psi is not None and d.ctx is not None
+            gw = d.x.T @ (g[:-1] * scale)
+            gv = d.psi * (g[-1] * scale)
+            out[lay.w] += gw
+            out[lay.v] += gv
+            out[lay.wx] += np.outer(gw, d.ctx).ravel()
+            out[lay.vx] += np.outer(gv, d.ctx).ravel()
         else:
             out[lay.style[d.head]] += np.outer(g * scale, d.x).ravel()
 
     # -- sampling ----------------------------------------------------------------
     def choose(self, d: Decision, rng: np.random.Generator, greedy: bool) -> Decision:
+        if self._uniform and not greedy:
+            # An explorer: every allowed option alike, whatever the parameters. One
+            # draw of the generator, as a sampled choice takes.
+            assert d.x is not None
+            n = d.x.shape[0] + 1 if d.head == "node" else self.layout.options[d.head]
+            d.chosen = min(n - 1, int(rng.random() * n))
+            d.logprob = -math.log(n)
+            return d
         # Choices have a handful of options: plain floats beat NumPy's per-call
         # overhead here, and this runs ~10 times a rollout.
         z = self._logits_memo.get(d.key) if d.key is not None else None
@@ -241,19 +282,61 @@ class EmbeddedPolicy(PolicyBase):
         gates the reward), so with every member walking its own way the style heads
         learn from noise; a pair that differs only in style gives them a clean
         comparison (the trainer credits style decisions against rollouts of the same
-        walk). Half as many distinct walks per group is the price."""
+        walk). Half as many distinct walks per group is the price.
+
+        The last pairs, `explore_share` of the group (rounded to whole pairs), are
+        explorers: they walk and choose a style uniformly among the allowed options
+        (broad exploration early in a run, as epsilon-greedy's mixture; the trainer
+        decays the share). They are marked `explore` in their metadata."""
         seeds = rng.integers(0, 2**63 - 1, size=(len(metas) + 1) // 2)
-        return [
-            rollout(
-                self,
-                env,
-                np.random.default_rng(int(seeds[j // 2])),
-                m,
-                greedy=greedy,
-                style_rng=rng,
-            )
-            for j, m in enumerate(metas)
-        ]
+        if self.avoid_repeats and not greedy:
+            seen = self.seen_emails.setdefault(env.scenario.id, set())
+            if len(seen) >= SEEN_CAP:  # bounded; cleared whole, so resumes clear alike
+                seen.clear()
+        n_explore = 0 if greedy else min(len(metas), 2 * round(self.explore_share * len(metas) / 2))
+        first_explorer = len(metas) - n_explore
+        out = []
+        for j, m in enumerate(metas):
+            explorer = j >= first_explorer
+            self._uniform = explorer
+            try:
+                t = rollout(
+                    self,
+                    env,
+                    np.random.default_rng(int(seeds[j // 2])),
+                    m,
+                    greedy=greedy,
+                    style_rng=rng,
+                )
+            finally:
+                self._uniform = False
+            if explorer:
+                t.metadata = t.metadata.model_copy(update={"explore": True})
+            out.append(t)
+        return out
+
+    # -- a decision kept across iterations (self-imitation's elite) -------------------
+    def decision_to_json(self, d: Decision) -> dict[str, Any]:
+        """What re-scoring the decision needs, as JSON: floats round-trip exactly, so
+        a resumed trainer scores it bit-for-bit as the uninterrupted one did."""
+        assert d.x is not None
+        out: dict[str, Any] = {"head": d.head, "chosen": d.chosen, "x": d.x.tolist()}
+        if d.psi is not None:
+            out["psi"] = d.psi.tolist()
+        if d.ctx is not None:
+            out["ctx"] = d.ctx.tolist()
+        return out
+
+    def decision_from_json(self, obj: dict[str, Any]) -> Decision:
+        psi, ctx = obj.get("psi"), obj.get("ctx")
+        return Decision(
+            head=str(obj["head"]),
+            chosen=int(obj["chosen"]),
+            logprob=0.0,
+            x=np.asarray(obj["x"], dtype=float),
+            psi=None if psi is None else np.asarray(psi, dtype=float),
+            ctx=None if ctx is None else np.asarray(ctx, dtype=float),
+        )
 
     # -- persistence ----------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
@@ -289,5 +372,14 @@ class EmbeddedPolicy(PolicyBase):
                     for k, row in enumerate(t[s].reshape(lay.options[n], _P))
                 }
                 for n, s in lay.style.items()
+            },
+            # Cross terms, by node/FINISH feature then prospect context (zeros left out).
+            "cross_weights": {
+                name: {c: round(float(v), 4) for c, v in zip(STYLE_CONTEXT, row, strict=True) if v}
+                for name, row in zip(
+                    (*NODE_FEATURES, *(f"finish_{f}" for f in FINISH_FEATURES)),
+                    np.vstack([t[lay.wx].reshape(lay.f, _P), t[lay.vx].reshape(lay.g, _P)]),
+                    strict=True,
+                )
             },
         }

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from codreamer.agent.policies.meaning import embed
 from codreamer.agent.reader import FUNCTIONS, SENIORITY, reader
 from codreamer.agent.style import STYLE_CHOICES, EmailStyle
 from codreamer.agent.writer import write_email
@@ -37,6 +38,13 @@ from codreamer.graph.store import GraphStore
 from codreamer.models import FinalEmail, Scenario, Sender
 
 FIELDS = ("notes", "title", "industry", "stack")
+# Matches of a node with the prospect: by shared word stems, one per field, and by
+# meaning ("meaning": the node's text against what is known of the prospect, with
+# the sentence embeddings the judge reads relevance with). Stems tie whenever two
+# candidates share no word with the prospect, which is most of a graph for most
+# readers; meaning tells every node apart, so what the best email of a run chose
+# among such candidates can be learned, and carried to readers with like words.
+REL_KINDS = (*FIELDS, "meaning")
 # No node-score input: a run's node scores say how well emails citing a node did
 # for every prospect so far, a popularity that pulls each prospect toward the nodes
 # that suited the others (8 seeds: held-out learned/oracle 0.969 -> 0.975 without
@@ -46,8 +54,8 @@ NODE_FEATURES = (
     "is_feature",
     "reaches_feature",
     "confidence",
-    *(f"rel_{f}" for f in FIELDS),
-    *(f"ahead_{f}" for f in FIELDS),
+    *(f"rel_{f}" for f in REL_KINDS),
+    *(f"ahead_{f}" for f in REL_KINDS),
     # is_feature x the reader's seniority: a senior reader wants the short argument
     # (the judge's `fit` wants fewer words for them), so how soon to reach the
     # product depends on who reads. Last: filled per decision.
@@ -77,7 +85,7 @@ STYLE_CONTEXT = (
 STYLE_HEADS = STYLE_CHOICES  # (head, number of options)
 EMAIL_CACHE_SIZE = 50_000  # bound of each memo here; cleared when full
 
-N_REL = len(FIELDS)
+N_REL = len(REL_KINDS)
 PROGRESS = NODE_FEATURES.index("progress")
 IS_FEATURE = NODE_FEATURES.index("is_feature")
 REACHES = NODE_FEATURES.index("reaches_feature")
@@ -287,6 +295,44 @@ def node_stems(store: GraphStore, node_id: str) -> frozenset[str]:
 
 
 _IDF: dict[int, tuple[GraphStore, dict[str, float]]] = {}
+_VECS: dict[int, tuple[GraphStore, np.ndarray]] = {}
+
+
+def node_vectors(store: GraphStore) -> np.ndarray:
+    """Unit embeddings of every node's text, rows in `store.nodes` order (memoised per store)."""
+    hit = _VECS.get(id(store))
+    if hit is not None and hit[0] is store:
+        return hit[1]
+    vecs = embed([store.node(n).content for n in store.nodes])
+    if len(_VECS) > 64:
+        _VECS.clear()
+    _VECS[id(store)] = (store, vecs)
+    return vecs
+
+
+def profile_text(scenario: Scenario) -> str:
+    """What is known of the prospect, as text: the notes, else title, industry and stack."""
+    p = scenario.prospect
+    notes = (getattr(p, "notes", None) or "").strip()
+    if notes:
+        return notes
+    return " ".join(x for x in (p.title or "", p.industry or "", " ".join(p.tech_stack)) if x)
+
+
+def meaning_matches(store: GraphStore, scenario: Scenario) -> dict[str, float]:
+    """Each node's cosine with the prospect, on the graph's own scale: 1 for the
+    graph's closest node, 0 for its median one, negative below (down to -1); the
+    scale the judge's relevance uses, so it means the same on every graph. All
+    zeros when nothing is known of the prospect."""
+    text = profile_text(scenario)
+    ids = list(store.nodes)
+    if not text or not ids:
+        return dict.fromkeys(ids, 0.0)
+    sims = node_vectors(store) @ embed([text])[0]
+    hi, lo = float(sims.max()), float(np.median(sims))
+    span = max(hi - lo, 0.05)
+    scaled = np.clip((sims - lo) / span, -1.0, 1.0)
+    return {n: float(v) for n, v in zip(ids, scaled, strict=True)}
 
 
 def graph_idf(store: GraphStore) -> dict[str, float]:
@@ -318,6 +364,7 @@ class Decision:
     cand: np.ndarray | None = None  # node indices of the candidates (node head)
     x: np.ndarray | None = None  # candidate features (k, F) for "node"; psi (P,) for a style
     psi: np.ndarray | None = None  # FINISH features, (G,)
+    ctx: np.ndarray | None = None  # the prospect's context (P,), for the node head's cross terms
 
 
 class ScenarioFeatures:
@@ -335,6 +382,7 @@ class ScenarioFeatures:
             "stack": stems(" ".join(p.tech_stack)),
         }
         self.context = prospect_context(scenario)
+        self.meaning = meaning_matches(store, scenario)
         self.senior = reader(p.title, p.industry).senior
         self._style_ctx: dict[int, np.ndarray] = {}
         self._rel: dict[str, np.ndarray] = {}
@@ -372,6 +420,7 @@ class ScenarioFeatures:
                 # Short fields (a title, an industry) keep the plain count.
                 by_count = len(shared) / _FULL_MATCH[f]
                 out.append(min(1.0, by_share if f == "notes" else max(by_share, by_count)))
+            out.append(self.meaning[node_id])
             r = np.array(out)
             self._rel[node_id] = r
         return r
