@@ -23,22 +23,25 @@ what pulls a sharpened policy back into trying other emails.
 
 Broad early exploration: a share of each group (`explore_share`, decaying by
 `explore_decay` each iteration) is drawn uniformly at random by the policy
-(`explore` in their metadata). Their rewards count in the group's baseline and
-their emails can become the elite below, but they take no part in the clipped
-surrogate: the ratio pi/uniform of an off-policy sample is what PPO's clip
-would only cut.
+(`explore` in their metadata). Their emails can become the elite below, but
+they take no part in the clipped surrogate nor in its baseline: the ratio
+pi/uniform of an off-policy sample is what PPO's clip would only cut.
 
 Self-imitation (Oh et al. 2018, SIL): the trainer keeps, per prospect, the
-decisions of the best email judged in the run (its elite). Each epoch adds
-sil_coef x the mean log-probability of the elite's decisions for every prospect
+decisions of the best email judged in the run (its elite). For every prospect
 whose elite beats its group's mean reward (SIL's (R - V)+ > 0, with the group
-mean as the value estimate V), and `sil_steps` more Adam steps follow on that
-term alone. So the greedy policy converges to the best email the run has found,
-which uniform exploration may have found first.
+mean as the value estimate V), `sil_steps` Adam steps or more follow the GRPO
+epochs on sil_coef x the mean log-probability of the elite's decisions. They
+move that prospect's own weights only (`EmbeddedPolicy.personal`), which its
+greedy email adds to the shared ones: so a trained prospect's greedy email
+converges to the best email the run has found for it, which uniform exploration
+may have found first, while the shared weights, which write for prospects the
+policy never trained on, learn from GRPO alone (what transfers).
 
-`GRPOTrainer` owns the optimiser (Adam), the reference parameters for the
-KL term, the exploration schedule and the elites; the policy only says how
-likely its choices are under given parameters and how that likelihood moves
+`GRPOTrainer` owns the optimisers (Adam: one for the shared weights, one per
+prospect for its own), the reference parameters for the KL term, the
+exploration schedule and the elites; the policy only says how likely its
+choices are under given parameters and how that likelihood moves
 (`ScorablePolicy`).
 """
 
@@ -64,6 +67,9 @@ class ScorablePolicy(Protocol):
 
     name: str
     theta: np.ndarray
+    personal: dict[str, np.ndarray]  # each trained prospect's own weights, by scenario id
+
+    def set_personal(self, scenario_id: str, delta: np.ndarray) -> None: ...
 
     def logprob_and_dlogits(self, d: Any, theta: np.ndarray) -> tuple[float, np.ndarray]: ...
 
@@ -176,16 +182,26 @@ def offer_elites(elites: dict[str, Elite], groups: list[list[Trajectory]], polic
             cur = elites.get(sid)
             if cur is None or float(t.reward) > cur.reward:
                 ds = [policy.decision_from_json(policy.decision_to_json(d)) for d in t.decisions]
-                elites[sid] = Elite(float(t.reward), t.id, ds)
+                elites[sid] = Elite(float(t.reward), t.id, _owned(ds, sid))
                 moved.add(sid)
     return len(moved)
 
 
+def _owned(decisions: list[Any], sid: str) -> list[Any]:
+    """The elite's decisions scored with its prospect's own weights (an elite read
+    from a checkpoint written before prospects had them names none)."""
+    for d in decisions:
+        if getattr(d, "own", sid) is None:
+            d.own = sid
+    return decisions
+
+
 def sil_batch(
     elites: dict[str, Elite], groups: list[list[Trajectory]], cfg: GRPOConfig
-) -> list[list[Any]]:
-    """The elites to imitate this iteration: those of prospects whose elite beats the
-    mean reward of the prospect's group (SIL's (R - V)+ > 0), in group order."""
+) -> list[tuple[str, list[Any]]]:
+    """The elites to imitate this iteration, by scenario id: those of prospects whose
+    elite beats the mean reward of the prospect's group (SIL's (R - V)+ > 0), in
+    group order."""
     if cfg.sil_coef <= 0:
         return []
     out = []
@@ -193,9 +209,10 @@ def sil_batch(
         rs = [float(t.reward) for t in group if t.reward is not None]
         if not rs:
             continue
-        elite = elites.get(group[0].metadata.scenario_id)
+        sid = group[0].metadata.scenario_id
+        elite = elites.get(sid)
         if elite is not None and elite.reward > float(np.mean(rs)) + 1e-12:
-            out.append(elite.decisions)
+            out.append((sid, elite.decisions))
     return out
 
 
@@ -241,6 +258,8 @@ class GRPOTrainer:
         self.temperature = self.config.temperature
         self.explore_share = self.config.explore_share
         self.elites: dict[str, Elite] = {}
+        # Adam's state for each prospect's own weights (self-imitation's parameters).
+        self.own_adam: dict[str, AdamState] = {}
         self._policy = policy
         policy.temperature = self.temperature
         policy.explore_share = self.explore_share
@@ -253,25 +272,11 @@ class GRPOTrainer:
         cfg = self.config
         moved = offer_elites(self.elites, judged_groups, policy)
         sil = sil_batch(self.elites, judged_groups, cfg)
-        stats = grpo_update(policy, judged_groups, cfg, self.adam, self.theta_ref, sil)
-        sil_lp = stats.get("sil_logprob", 0.0)
-        # `sil_steps` steps; with one elite, then on (up to 4x as many) while one of
-        # its choices is not yet the policy's strict argmax: a policy sharpened on an
-        # older elite needs more steps to move, and stopping half way leaves a greedy
-        # email made of both (seen on the sample graph: 0.52 of the oracle after a
-        # late new best). With several prospects' elites a shared policy may not be
-        # able to make them all greedy, and pushing on over-fits (a multi-prospect
-        # run on the sample graph: one prospect's greedy email fell to 0.75 of its
-        # oracle), so it stops at `sil_steps`.
-        steps = 0
-        limit = 4 * cfg.sil_steps if len(sil) == 1 else cfg.sil_steps
-        while sil and steps < limit:
-            if steps >= cfg.sil_steps and all_greedy(policy, sil):
-                break
-            grad = np.zeros_like(policy.theta)
-            sil_lp = sil_grad(policy, sil, cfg.sil_coef, grad)
-            policy.theta = self.adam.step(policy.theta, grad, cfg)
-            steps += 1
+        stats = grpo_update(policy, judged_groups, cfg, self.adam, self.theta_ref)
+        steps, sil_lp = 0, 0.0
+        for sid, ds in sil:
+            n, sil_lp = self._imitate(policy, sid, ds)
+            steps += n
         stats["sil_steps"] = float(steps)
         if sil:
             stats["sil_logprob"] = sil_lp
@@ -288,6 +293,34 @@ class GRPOTrainer:
         policy.explore_share = self.explore_share
         return stats
 
+    def _imitate(self, policy: Any, sid: str, ds: list[Any]) -> tuple[int, float]:
+        """Self-imitation of one prospect's elite, on that prospect's own weights
+        (policy.personal[sid]) alone: `sil_steps` Adam steps, then on (up to 4x as
+        many) while one of its choices is not yet the strict argmax. A policy
+        sharpened on an older elite needs more steps to move, and stopping half way
+        leaves a greedy email made of both (seen on the sample graph: 0.52 of the
+        oracle after a late new best). Each prospect has its own weights, so every
+        elite can become its prospect's greedy email without pulling the shared
+        weights toward it: when self-imitation moved the shared weights, what four
+        trained prospects' best emails needed over-fitted them, and an agent's
+        held-out leads fell from 0.99 to 0.83 of their oracle (bench_agents.py, 5
+        seeds). Returns the steps taken and the last mean log-probability."""
+        cfg = self.config
+        size = policy.theta.size
+        adam = self.own_adam.setdefault(sid, AdamState.zeros(size))
+        own = policy.personal.get(sid)
+        own = np.zeros(size) if own is None else own
+        steps, lp = 0, 0.0
+        while steps < 4 * cfg.sil_steps:
+            if steps >= cfg.sil_steps and all_greedy(policy, [ds]):
+                break
+            grad = np.zeros(size)
+            lp = sil_grad(policy, [ds], cfg.sil_coef, grad)
+            own = adam.step(own, grad, cfg)
+            policy.set_personal(sid, own)
+            steps += 1
+        return steps, lp
+
     def offer(self, trajectories: list[Trajectory]) -> None:
         """Judged emails from outside the groups (the loop's greedy emails) that may
         be a prospect's best: a run's first greedy email is sometimes better than
@@ -301,6 +334,7 @@ class GRPOTrainer:
             "adam": self.adam.to_json(),
             "temperature": self.temperature,
             "explore_share": self.explore_share,
+            "own_adam": {sid: self.own_adam[sid].to_json() for sid in sorted(self.own_adam)},
             "elites": {
                 sid: {
                     "reward": e.reward,
@@ -332,9 +366,12 @@ class GRPOTrainer:
             sid: Elite(
                 float(e["reward"]),
                 str(e["trajectory_id"]),
-                [self._policy.decision_from_json(d) for d in e["decisions"]],
+                _owned([self._policy.decision_from_json(d) for d in e["decisions"]], sid),
             )
             for sid, e in (state.get("elites") or {}).items()
+        }
+        self.own_adam = {
+            sid: AdamState.from_json(a) for sid, a in (state.get("own_adam") or {}).items()
         }
         if hasattr(self._policy, "seen_emails"):
             self._policy.seen_emails = {
@@ -349,11 +386,8 @@ def grpo_update(
     cfg: GRPOConfig,
     adam: AdamState,
     theta_ref: np.ndarray,
-    sil: list[list[Any]] | None = None,
 ) -> dict[str, float]:
-    """GRPO's epochs over the judged groups; with `sil` (elites' decisions), each
-    epoch's gradient also takes self-imitation's term."""
-    sil = sil or []
+    """GRPO's epochs over the judged groups: they move the shared weights only."""
     batch: list[tuple[list[Any], list[float], list[float], list[float]]] = []
     skipped = 0
     for group in groups:
@@ -361,7 +395,13 @@ def grpo_update(
         if any(r is None for r in rewards):
             skipped += 1
             continue
-        rs = [float(r) for r in rewards if r is not None]
+        # Explorers' choices were uniform, not the policy's: off-policy, so they take
+        # no part in the surrogate, nor in its baseline (their rewards, mostly below
+        # the policy's, would make nearly every on-policy email look good: the
+        # shared weights then reinforce whatever they sampled and transfer worse).
+        # They may still be the elite.
+        group = [t for t in group if not t.metadata.explore]
+        rs = [float(t.reward) for t in group if t.reward is not None]
         adv = group_advantages(rs, cfg.advantage_eps)
         if adv is None:
             skipped += 1
@@ -375,9 +415,7 @@ def grpo_update(
             style_adv = same_walk_advantages(rs, walks, adv, cfg.advantage_eps)
         for traj, a, a_style in zip(group, adv, style_adv, strict=True):
             ds = traj.decisions
-            # Explorers' choices were uniform, not the policy's: off-policy (they
-            # still set the baseline above and may be the elite).
-            if not ds or traj.metadata.explore:
+            if not ds:
                 continue
             old = [d.logprob for d in ds]
             ref = [policy.logprob_and_dlogits(d, theta_ref)[0] for d in ds] if cfg.beta > 0 else old
@@ -390,14 +428,14 @@ def grpo_update(
         "trajectories": float(len(batch)),
         "updates": 0.0,
     }
-    if not batch and not sil:
+    if not batch:
         return stats
 
     n = len(batch)
     lo, hi = 1.0 - cfg.epsilon, 1.0 + cfg.epsilon
     ent_coef = cfg.entropy_coef
     entropy_of = getattr(policy, "entropy_and_dlogits", None) if ent_coef > 0 else None
-    objective = kl_mean = clip_frac = entropy_mean = sil_lp = 0.0
+    objective = kl_mean = clip_frac = entropy_mean = 0.0
     for _epoch in range(cfg.mu):
         grad = np.zeros_like(policy.theta)
         objective = kl_sum = ent_sum = 0.0
@@ -465,8 +503,6 @@ def grpo_update(
             policy.add_grad(d, dlogits, coef, grad)
         for d, dh, coef, _h in entropies.values():
             policy.add_grad(d, dh, coef, grad)
-        if sil:
-            sil_lp = sil_grad(policy, sil, cfg.sil_coef, grad)
         policy.theta = adam.step(policy.theta, grad, cfg)
         kl_mean = kl_sum
         entropy_mean = ent_sum
@@ -480,6 +516,4 @@ def grpo_update(
             "clip_fraction": clip_frac,
         }
     )
-    if sil:
-        stats["sil_logprob"] = sil_lp
     return stats

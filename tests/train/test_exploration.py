@@ -89,9 +89,11 @@ def test_explorers_and_no_repeats_sample_more_distinct_emails(env: RolloutEnv) -
     )
 
 
-def test_explorers_set_the_baseline_but_take_no_part_in_the_surrogate(env: RolloutEnv) -> None:
+def test_explorers_take_no_part_in_the_surrogate_nor_its_baseline(env: RolloutEnv) -> None:
     """Uniform draws are off-policy: a group of explorers alone, with spread rewards,
-    moves nothing when self-imitation and the entropy bonus are off."""
+    moves nothing when self-imitation and the entropy bonus are off; nor do they in a
+    group whose on-policy emails all scored alike (were they in the baseline, those
+    emails would all look better than it and be reinforced)."""
     policy = EmbeddedPolicy(env.store)
     policy.explore_share = 1.0
     group = policy.rollout_group(env, np.random.default_rng(1), _metas(8, env.scenario.id))
@@ -110,6 +112,43 @@ def test_explorers_set_the_baseline_but_take_no_part_in_the_surrogate(env: Rollo
         t.reward = i / 8
     GRPOTrainer(own, cfg).step(own, [group])
     assert not np.array_equal(before, own.theta)
+    # Half explorers scoring low, half the policy's own emails scoring alike.
+    mixed = EmbeddedPolicy(env.store)
+    mixed.explore_share = 0.5
+    group = mixed.rollout_group(env, np.random.default_rng(1), _metas(8, env.scenario.id))
+    assert [t.metadata.explore for t in group] == [False] * 4 + [True] * 4
+    for t in group:
+        t.reward = 0.1 if t.metadata.explore else 0.8
+    GRPOTrainer(mixed, cfg).step(mixed, [group])
+    assert np.array_equal(before, mixed.theta)
+
+
+def test_self_imitation_moves_the_prospects_own_weights_not_the_shared_ones(
+    env: RolloutEnv,
+) -> None:
+    """The elite becomes the trained prospect's greedy email through its own weights:
+    the shared weights end as GRPO alone leaves them, and a prospect the policy never
+    trained on gets the shared weights' greedy email, not the trained one's."""
+    policy = EmbeddedPolicy(env.store)
+    group = policy.rollout_group(env, np.random.default_rng(5), _metas(16, env.scenario.id))
+    before = _email(_greedy(policy, env))
+    best = next(t for t in reversed(group) if _email(t) != before)
+    for t in group:
+        t.reward = 1.0 if t is best else 0.2
+    GRPOTrainer(policy, GRPOConfig(explore_share=0.0)).step(policy, [group])
+    plain = EmbeddedPolicy(env.store)
+    GRPOTrainer(plain, GRPOConfig(explore_share=0.0, sil_coef=0.0)).step(plain, [group])
+    assert np.array_equal(policy.theta, plain.theta)
+    assert set(policy.personal) == {env.scenario.id} and not plain.personal
+    assert _email(_greedy(policy, env)) == _email(best) != _email(_greedy(plain, env))
+    other = load_scenarios(REPO / "data" / "scenarios.json")[3]
+    unseen = RolloutEnv(env.store, env.tools, other, env.depth)
+    assert _email(_greedy(policy, unseen)) == _email(_greedy(plain, unseen))
+    # Sampled emails are drawn from the shared weights, the trained prospect's too.
+    policy.avoid_repeats = plain.avoid_repeats = False  # only `policy` has sampled yet
+    again = [_email(t) for t in policy.rollout_group(env, np.random.default_rng(9), _metas(8, "x"))]
+    shared = [_email(t) for t in plain.rollout_group(env, np.random.default_rng(9), _metas(8, "x"))]
+    assert again == shared
 
 
 def test_exploration_share_decays_as_configured(env: RolloutEnv) -> None:

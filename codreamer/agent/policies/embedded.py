@@ -67,18 +67,14 @@ _P = len(STYLE_CONTEXT)
 
 
 class ParamLayout:
-    """Slices of the flat parameter vector: node weights, FINISH weights, one
-    (options x STYLE_CONTEXT) matrix per style head, then the cross terms: a
-    (NODE_FEATURES x STYLE_CONTEXT) and a (FINISH_FEATURES x STYLE_CONTEXT) matrix.
+    """Slices of the flat parameter vector: node weights, FINISH weights, and one
+    (options x STYLE_CONTEXT) matrix per style head.
 
-    The cross terms make what a walk values depend on who reads (DESIGN §3: logits
-    linear in candidate x prospect features). Without them every prospect of a
-    run shares one walk preference and one point to stop at: a run on four
-    prospects whose best emails stop at different depths (a VP's brief email, an
-    engineer's full chain) could only be right for some of them, however long it
-    trained. Each candidate's weights are w + U @ ctx, ctx the prospect's context
-    (`prospect_context`), so they carry over to unseen prospects by seniority,
-    function and what their notes speak of."""
+    What a walk values depends on who reads through the node features themselves
+    (each candidate's match with the prospect's notes, title, industry and stack,
+    and is_feature x seniority), so it carries over to prospects the policy has not
+    seen. A run's prospects also get their own weights, a vector of this layout
+    each (EmbeddedPolicy.personal), for their own greedy emails only."""
 
     def __init__(self) -> None:
         f, g = len(NODE_FEATURES), len(FINISH_FEATURES)
@@ -91,12 +87,7 @@ class ParamLayout:
             self.style[name] = slice(off, off + n * _P)
             self.options[name] = n
             off += n * _P
-        self.wx = slice(off, off + f * _P)
-        off += f * _P
-        self.vx = slice(off, off + g * _P)
-        off += g * _P
         self.size = off
-        self.f, self.g = f, g
 
 
 LAYOUT = ParamLayout()
@@ -142,6 +133,12 @@ class EmbeddedPolicy(PolicyBase):
         # trainer fills and checkpoints it; empty (no avoidance) otherwise.
         self.seen_emails: dict[str, set[tuple[tuple[str, ...], EmailStyle]]] = {}
         self.avoid_repeats = False
+        # Each trained prospect's own weights, by scenario id, added to the shared
+        # `theta` for that prospect's decisions (Decision.own). Self-imitation trains
+        # them alone, so what one prospect's best email needs is learned there and
+        # not in the shared weights, which write for every prospect the policy has
+        # not trained on. Empty: the shared weights alone.
+        self.personal: dict[str, np.ndarray] = {}
 
     @property
     def theta(self) -> np.ndarray:
@@ -155,6 +152,11 @@ class EmbeddedPolicy(PolicyBase):
         self._logits_memo.clear()
 
     def invalidate(self) -> None:
+        self._logits_memo.clear()
+
+    def set_personal(self, scenario_id: str, delta: np.ndarray) -> None:
+        """Sets a prospect's own weights (drops the logits memo, as theta's setter)."""
+        self.personal[scenario_id] = delta
         self._logits_memo.clear()
 
     # -- features ------------------------------------------------------------
@@ -173,13 +175,14 @@ class EmbeddedPolicy(PolicyBase):
     def logits(self, d: Decision, theta: np.ndarray) -> np.ndarray:
         lay = self.layout
         assert d.x is not None
+        own = self.personal.get(d.own) if d.own is not None else None
+        if own is not None:
+            theta = theta + own
         if d.head == "node":
-            assert d.psi is not None and d.ctx is not None
-            w = theta[lay.w] + theta[lay.wx].reshape(lay.f, _P) @ d.ctx
-            v = theta[lay.v] + theta[lay.vx].reshape(lay.g, _P) @ d.ctx
+            assert d.psi is not None
             z = np.empty(d.x.shape[0] + 1)
-            z[:-1] = d.x @ w
-            z[-1] = d.psi @ v
+            z[:-1] = d.x @ theta[lay.w]
+            z[-1] = d.psi @ theta[lay.v]
             return z
         w = theta[lay.style[d.head]].reshape(lay.options[d.head], _P)
         return w @ d.x
@@ -207,13 +210,9 @@ class EmbeddedPolicy(PolicyBase):
         lay = self.layout
         assert d.x is not None
         if d.head == "node":
-            assert d.psi is not None and d.ctx is not None
-            gw = d.x.T @ (g[:-1] * scale)
-            gv = d.psi * (g[-1] * scale)
-            out[lay.w] += gw
-            out[lay.v] += gv
-            out[lay.wx] += np.outer(gw, d.ctx).ravel()
-            out[lay.vx] += np.outer(gv, d.ctx).ravel()
+            assert d.psi is not None
+            out[lay.w] += d.x.T @ (g[:-1] * scale)
+            out[lay.v] += d.psi * (g[-1] * scale)
         else:
             out[lay.style[d.head]] += np.outer(g * scale, d.x).ravel()
 
@@ -229,13 +228,15 @@ class EmbeddedPolicy(PolicyBase):
             return d
         # Choices have a handful of options: plain floats beat NumPy's per-call
         # overhead here, and this runs ~10 times a rollout.
-        z = self._logits_memo.get(d.key) if d.key is not None else None
+        # A prospect's own weights change the logits of the same inputs: keyed apart.
+        key = d.key if d.own is None or d.key is None else (d.own, d.key)
+        z = self._logits_memo.get(key) if key is not None else None
         if z is None:
             z = self.logits(d, self.theta).tolist()
-            if d.key is not None:
+            if key is not None:
                 if len(self._logits_memo) >= EMAIL_CACHE_SIZE:
                     self._logits_memo.clear()
-                self._logits_memo[d.key] = z
+                self._logits_memo[key] = z
         m = max(z)
         t = self.temperature
         if t != 1.0 and not greedy:
@@ -323,19 +324,19 @@ class EmbeddedPolicy(PolicyBase):
         out: dict[str, Any] = {"head": d.head, "chosen": d.chosen, "x": d.x.tolist()}
         if d.psi is not None:
             out["psi"] = d.psi.tolist()
-        if d.ctx is not None:
-            out["ctx"] = d.ctx.tolist()
+        if d.own is not None:
+            out["own"] = d.own
         return out
 
     def decision_from_json(self, obj: dict[str, Any]) -> Decision:
-        psi, ctx = obj.get("psi"), obj.get("ctx")
+        psi = obj.get("psi")
         return Decision(
             head=str(obj["head"]),
             chosen=int(obj["chosen"]),
             logprob=0.0,
             x=np.asarray(obj["x"], dtype=float),
             psi=None if psi is None else np.asarray(psi, dtype=float),
-            ctx=None if ctx is None else np.asarray(ctx, dtype=float),
+            own=obj.get("own"),
         )
 
     # -- persistence ----------------------------------------------------------------
@@ -347,6 +348,8 @@ class EmbeddedPolicy(PolicyBase):
             "style_context": list(STYLE_CONTEXT),
             "style_heads": {n: k for n, k in STYLE_HEADS},
             "theta": self.theta.tolist(),
+            # Sorted by scenario id: the file is byte-identical whatever the order trained.
+            "personal": {sid: self.personal[sid].tolist() for sid in sorted(self.personal)},
             "readable": self.readable(),
         }
 
@@ -358,6 +361,13 @@ class EmbeddedPolicy(PolicyBase):
             or state.get("style_context") != list(STYLE_CONTEXT)
         ):
             raise ValueError("policy state belongs to a different version of the embedded policy")
+        # States written before prospects had their own weights have none.
+        personal = {
+            str(sid): np.asarray(v, dtype=float) for sid, v in (state.get("personal") or {}).items()
+        }
+        if any(v.shape != theta.shape for v in personal.values()):
+            raise ValueError("policy state belongs to a different version of the embedded policy")
+        self.personal = personal
         self.theta = theta
 
     def readable(self) -> dict[str, Any]:
@@ -372,14 +382,5 @@ class EmbeddedPolicy(PolicyBase):
                     for k, row in enumerate(t[s].reshape(lay.options[n], _P))
                 }
                 for n, s in lay.style.items()
-            },
-            # Cross terms, by node/FINISH feature then prospect context (zeros left out).
-            "cross_weights": {
-                name: {c: round(float(v), 4) for c, v in zip(STYLE_CONTEXT, row, strict=True) if v}
-                for name, row in zip(
-                    (*NODE_FEATURES, *(f"finish_{f}" for f in FINISH_FEATURES)),
-                    np.vstack([t[lay.wx].reshape(lay.f, _P), t[lay.vx].reshape(lay.g, _P)]),
-                    strict=True,
-                )
             },
         }

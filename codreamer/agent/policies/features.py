@@ -364,7 +364,9 @@ class Decision:
     cand: np.ndarray | None = None  # node indices of the candidates (node head)
     x: np.ndarray | None = None  # candidate features (k, F) for "node"; psi (P,) for a style
     psi: np.ndarray | None = None  # FINISH features, (G,)
-    ctx: np.ndarray | None = None  # the prospect's context (P,), for the node head's cross terms
+    own: str | None = (
+        None  # scenario id whose own weights add to the shared ones (None: shared only)
+    )
 
 
 class ScenarioFeatures:
