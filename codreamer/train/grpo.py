@@ -436,6 +436,8 @@ def grpo_update(
     ent_coef = cfg.entropy_coef
     entropy_of = getattr(policy, "entropy_and_dlogits", None) if ent_coef > 0 else None
     objective = kl_mean = clip_frac = entropy_mean = 0.0
+    # Parameters only a prospect's own weights use (the embedded policy's layout).
+    own_only = getattr(getattr(policy, "layout", None), "own_only", None)
     for _epoch in range(cfg.mu):
         grad = np.zeros_like(policy.theta)
         objective = kl_sum = ent_sum = 0.0
@@ -503,6 +505,8 @@ def grpo_update(
             policy.add_grad(d, dlogits, coef, grad)
         for d, dh, coef, _h in entropies.values():
             policy.add_grad(d, dh, coef, grad)
+        if own_only is not None:
+            grad[own_only] = 0.0  # zero gradient: Adam leaves them where they are (0)
         policy.theta = adam.step(policy.theta, grad, cfg)
         kl_mean = kl_sum
         entropy_mean = ent_sum

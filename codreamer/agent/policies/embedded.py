@@ -30,6 +30,7 @@ from codreamer.agent.policies.features import (
     EMAIL_CACHE_SIZE,
     FINISH_FEATURES,
     NODE_FEATURES,
+    OWN_ONLY_FEATURES,
     STYLE_CONTEXT,
     STYLE_HEADS,
     Decision,
@@ -88,6 +89,10 @@ class ParamLayout:
             self.options[name] = n
             off += n * _P
         self.size = off
+        # Parameters the shared weights keep at zero (see OWN_ONLY_FEATURES).
+        self.own_only = np.array(
+            [self.w.start + NODE_FEATURES.index(n) for n in OWN_ONLY_FEATURES], dtype=int
+        )
 
 
 LAYOUT = ParamLayout()
