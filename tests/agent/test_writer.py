@@ -398,3 +398,28 @@ def test_a_fact_wrapped_in_a_note_for_the_author_reaches_the_email_without_it(
     for style in ALL_STYLES[:12]:
         body = write_email(g, path, scenarios[0], style).body
         assert "worth making clear" not in body.lower(), body
+
+
+def test_no_point_is_made_twice(store: GraphStore, scenarios: list[Scenario]) -> None:
+    """The notes and a node often state the same need; the email tells it once
+    (readers mark a point made twice as a template filling two slots)."""
+    stem_word = re.compile(r"[a-z][a-z'-]{3,}")
+
+    def stems(s: str) -> set[str]:
+        return {w[:5] for w in stem_word.findall(s.lower())}
+
+    checked = 0
+    for sc in scenarios:
+        if not sc.prospect.notes:
+            continue
+        for path in store.paths_to_features(max_hops=4):
+            for style in ALL_STYLES[::7]:
+                e = write_email(store, path, sc, style, SENDER)
+                prose = " ".join(_middle(e.body)[:-1])  # the ask is the last paragraph
+                told = [stems(s) for s in re.split(r"(?<=[.!?])\s+", prose)]
+                told = [t for t in told if len(t) >= 4]
+                for i, a in enumerate(told):
+                    for b in told[i + 1 :]:
+                        assert len(a & b) < 0.6 * min(len(a), len(b)), e.body
+                checked += 1
+    assert checked > 50

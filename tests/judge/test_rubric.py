@@ -535,3 +535,138 @@ def test_reasons_are_reproducible_across_processes(weave: GraphStore) -> None:
         for seed in ("1", "2", "3")
     }  # fmt: skip
     assert len(outs) == 1 and json.loads(outs.pop())
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "finding"),
+    [
+        # a lead-in that names the topic, then the graph's own sentence pasted in
+        ("For the subtle cases that metrics miss, people review the outputs, and that only "
+         "works if every reviewer follows the same guidelines.",
+         "On quality, one thing stands out: requires a human-in-the-loop workflow for "
+         "qualitative assessment of model outputs.", "glued on after a stock lead-in"),
+        # the same point made again in other words
+        ("W&B Weave gives you one place",
+         "Reviewers who follow different guidelines grade the same outputs differently. "
+         "W&B Weave gives you one place", None),
+    ],
+)  # fmt: skip
+def test_template_seams_cost_naturalness(
+    judge: RubricJudge, old: str, new: str, finding: str | None
+) -> None:
+    base = judge.judge(GOOD, SCENARIO).criteria["naturalness"]
+    seam = judge.judge(_with(GOOD, old, new), SCENARIO).criteria["naturalness"]
+    if finding is None:  # a new point, not a repeat: costs nothing
+        assert seam.score == base.score, seam.reason
+    else:
+        assert seam.score < base.score and finding in seam.reason, seam.reason
+
+
+def test_a_point_made_twice_costs_naturalness(judge: RubricJudge) -> None:
+    twice = _with(
+        GOOD,
+        "W&B Weave gives you one place",
+        "People review the subtle cases that metrics miss, and every reviewer must "
+        "follow the same guidelines. W&B Weave gives you one place",
+    )
+    j = judge.judge(twice, SCENARIO).criteria["naturalness"]
+    assert "says the same thing twice" in j.reason and j.score < 1.0, j.reason
+
+
+@pytest.mark.parametrize("subject", ["Latency 0 at Acme FinTech", "Compliance 1", "Rubrics 2?"])
+def test_a_slot_filled_with_a_key_in_the_subject_costs(judge: RubricJudge, subject: str) -> None:
+    j = judge.judge(GOOD.model_copy(update={"subject": subject}), SCENARIO)
+    assert "the subject names a graph node" in j.criteria["naturalness"].reason
+    ok = judge.judge(GOOD.model_copy(update={"subject": "Top 5 review problems"}), SCENARIO)
+    assert "the subject names a graph node" not in ok.criteria["naturalness"].reason
+
+
+WATER = GraphStore.from_json(
+    [
+        {"id": "Customer Job", "content": "Municipal water utilities deliver drinking water "
+         "through thousands of miles of buried main.",
+         "edges": [{"target": "Main Breaks", "label": "suffers", "rationale": "Breaks cost."}]},
+        {"id": "Main Breaks", "content": "The US sees a water main break roughly every two "
+         "minutes, about 250,000 a year.",
+         "edges": [{"target": "Product Feature: Leak Platform", "label": "addressed by",
+                    "rationale": "Finding leaks early prevents breaks."}]},
+        {"id": "Product Feature: Leak Platform", "content": "Listenwell's platform locates a "
+         "leak to within a few meters and ranks leaks by priority.", "edges": []},
+    ]
+)  # fmt: skip
+WATER_EMAIL = FinalEmail(
+    subject="Main breaks at Millbrook",
+    body="Hi Ray,\n\nNationally the US sees a main break roughly every two minutes, and many "
+    "start as small leaks.\n\nListenwell's platform locates a leak to within a few meters and "
+    "ranks them by priority, so crews fix the worst first.\n\nWould you have 20 minutes next "
+    "week to look at your break history?\n\nBest,\nTom",
+    citations=["Customer Job", "Main Breaks", "Product Feature: Leak Platform"],
+)
+WATER_SCENARIO = Scenario(
+    prospect=Prospect(name="Ray Ortiz", title="Operations Manager", company="Millbrook Water"),
+    goal="Book a 20-minute call",
+)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "said"),
+    [
+        ("every two minutes", "every two hours", "says 2 hour where the graph says 2 minute"),
+        ("within a few meters", "within 100 meters", "says 100 m where the graph says few m"),
+    ],
+)
+def test_a_quantity_told_otherwise_is_a_contradiction(old: str, new: str, said: str) -> None:
+    judge = RubricJudge(WATER)
+    faithful = judge.judge(WATER_EMAIL, WATER_SCENARIO).criteria["contradiction"]
+    assert faithful.score == 1.0, faithful.reason  # the ask's "20 minutes" is no claim
+    wrong = WATER_EMAIL.model_copy(update={"body": WATER_EMAIL.body.replace(old, new)})
+    c = judge.judge(wrong, WATER_SCENARIO).criteria["contradiction"]
+    assert c.score < 1.0 and said in c.reason, c.reason
+
+
+@pytest.mark.parametrize(
+    "note",
+    [
+        "Breaks are worth including because many begin as small leaks.",
+        "This establishes the need for a formal rubric for reviewers.",
+        "Hidden leaks should be mentioned alongside breaks.",
+    ],
+)
+def test_notes_for_the_graphs_author_cost_naturalness(note: str) -> None:
+    email = WATER_EMAIL.model_copy(
+        update={"body": WATER_EMAIL.body.replace("and many start as small leaks.", "and " +
+                                                 "many start as small leaks. " + note)}
+    )  # fmt: skip
+    n = RubricJudge(WATER).judge(email, WATER_SCENARIO).criteria["naturalness"]
+    assert "a note for the graph's author" in n.reason, n.reason
+
+
+@pytest.mark.parametrize(
+    "proof",
+    [
+        "Listenwell is trusted by more than 400 utilities.",
+        "We were named a leader in the latest Gartner report.",
+        "One of our clients, a mid-size utility in Ohio, cut water loss by a third.",
+        "Listenwell is rated 4.8 out of 5 on G2.",
+        'As one operations manager put it, "it paid for itself in six months."',
+        "Our award-winning platform is used across the country.",
+        "In a pilot with a utility your size, breaks fell by half in a year.",
+        "Most of our customers recover their investment within a year.",
+    ],
+)
+def test_social_proof_the_graph_does_not_make_is_invented(proof: str) -> None:
+    judge = RubricJudge(WATER)
+    email = WATER_EMAIL.model_copy(
+        update={"body": WATER_EMAIL.body.replace("the worst first.", "the worst first. " + proof)}
+    )
+    c = judge.judge(email, WATER_SCENARIO).criteria["contradiction"]
+    assert c.score < 1.0 and "social proof" in c.reason, c.reason
+    # The same claim is no invention when the graph makes it.
+    said = GraphStore.from_json(
+        [
+            {**n, "content": n["content"] + " " + proof} if n["id"].startswith("Product") else n
+            for n in WATER.to_json()
+        ]
+    )
+    c = RubricJudge(said).judge(email, WATER_SCENARIO).criteria["contradiction"]
+    assert "social proof" not in c.reason, c.reason

@@ -20,7 +20,7 @@ from codreamer.agent.style import EmailStyle
 from codreamer.agent.writer.check import problems, repair
 from codreamer.agent.writer.grammar import wordset
 from codreamer.agent.writer.notes import notes_told
-from codreamer.agent.writer.plan import Plan, Step, stems
+from codreamer.agent.writer.plan import Plan, Step, overlap, stems
 from codreamer.agent.writer.subject import subject_topic
 from codreamer.agent.writer.text import for_customer, sentences
 from codreamer.agent.writer.voice import agree, plain
@@ -89,6 +89,7 @@ NEUTRAL_NAMES = frozenset({"there", "reader", "colleague"})
 _HONORIFICS = {"dr": "Dr.", "mr": "Mr", "mrs": "Mrs", "ms": "Ms", "mx": "Mx", "prof": "Professor"}
 _WS = re.compile(r"\s+")
 _NOTES_BEAR = 2  # stems a notes sentence shares with the facts told, to be told
+_SAID_BEFORE = 0.6  # share of a fact's stems an earlier sentence already holds: not told again
 _NEEDS_BEFORE = re.compile(r"^(?:it|this|these|they|that|then|also)\b", re.IGNORECASE)
 _GOAL_VERB = re.compile(
     r"^(?:secure|book|schedule|arrange|set\s+up|get|land|start|run|organi[sz]e|hold|plan|"
@@ -381,7 +382,9 @@ class Realiser:
         notes = self.notes_sentences(plan)
         if notes:
             paras.append(" ".join(notes))
-        facts = [x for x in (self.step_sentence(st) for st in plan.steps) if x]
+        facts = _not_said_before(
+            [x for x in (self.step_sentence(st) for st in plan.steps) if x], notes
+        )
         if facts:
             paras.append(" ".join(facts))
         if plan.change is not None:
@@ -447,3 +450,17 @@ class Realiser:
         if len(s.split()) > 9:  # a long company name: keep the topic
             s = str(_S.subject(q, 0, topic, cap, ""))
         return s
+
+
+def _not_said_before(facts: list[str], earlier: list[str]) -> list[str]:
+    """The facts less any that says again what an earlier sentence said: the notes and
+    a node often state the same need, and readers mark a point made twice."""
+    seen = [stems(t) for t in earlier]
+    out = []
+    for f in facts:
+        s = stems(f)
+        if len(s) >= 4 and any(overlap(s, o) >= _SAID_BEFORE for o in seen):
+            continue
+        seen.append(s)
+        out.append(f)
+    return out

@@ -69,7 +69,18 @@ _CLICKBAIT = re.compile(
     r"account|order|payment|package|refund)|congratulations|you(?:'ve| have) (?:won|been "
     r"selected)|free\b|urgent|!!|\?\?|open (?:this|now|immediately)|last chance|"
     r"\b(?:refund|invoice|overdue|payment (?:due|failed|received)|account (?:suspended|"
-    r"locked)|prize|winner|password|security alert|delivery (?:failed|notice)))",
+    r"locked)|prize|winner|password|security alert|delivery (?:failed|notice))|"
+    # Official or transactional news the seller cannot have: a payment, a legal
+    # notice, a complaint, a rating or contract under review, an award.
+    r"payment (?:has been |was |is )?(?:released|sent|approved|processed|on hold|pending)|"
+    r"(?:legal|litigation) (?:hold|notice)|lawsuit|subpoena|"
+    r"\bcomplaint (?:filed|against|about|regarding|received|re\b|[-–—:])|"
+    r"(?:osha|formal|legal|regulatory|customer|guest|patient) complaint\b|"
+    r"you(?:'ve| have) been (?:nominated|shortlisted|chosen|named|flagged)|"
+    r"(?:rating|license|licence|permit|certification|accreditation) (?:is )?(?:under review|"
+    r"downgraded|suspended|revoked|at risk)|"
+    r"(?:plan|contract|subscription|renewal|policy) (?:change|cancel+ed|cancel+ation|"
+    r"expir\w*|terminat\w*|update required))",
 )
 _GREETING_NAME = re.compile(
     r"^(?:hi|hello|hey|dear|good (?:morning|afternoon|evening))[ ,]+"
@@ -215,6 +226,15 @@ _SHAMING = re.compile(
     r"(?:do|doing) (?:this|it|things) properly|well-run (?:site|team|company|firm|"
     r"operation|utility|hotel|clinic|business)|shouldn'?t (?:happen|be happening)|"
     r"avoidable mistakes|worst \w+ (?:i'?ve|i have) (?:ever )?seen|"
+    # Guilt and blame: the reader owes it, someone deserved better, on their watch.
+    r"you owe it to|deserved better|on your watch|"
+    r"(?:is|was|isn'?t|wasn'?t) (?:not )?(?:an accident|bad luck)\b(?! waiting)|"
+    r"(?:management|leadership|risk management) (?:failure|outcome)|"
+    # Belittling: their way belongs to another era, or never stood a chance.
+    r"(?:a generation|decades) ago|last century|stone age|"
+    r"(?:was|were|is|are) never going to (?:work|move|fix|cut|solve|catch|scale|help)|"
+    r"help (?:you|your team) catch up|quite (?:a|the) (?:system|setup|process|approach)|"
+    r"no judg(?:e)?ment|"
     r"(?:frankly|to be blunt|i'?ll be (?:honest|direct|blunt)|honestly),)",
 )
 _CONDESCENDING = re.compile(

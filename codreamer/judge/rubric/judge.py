@@ -64,7 +64,7 @@ from codreamer.judge.rubric.graph_criteria import (
 )
 from codreamer.judge.rubric.graph_index import GraphIndex
 from codreamer.judge.rubric.meaning import embed
-from codreamer.judge.rubric.natural import naturalness, vocabulary
+from codreamer.judge.rubric.natural import graph_spans, naturalness, vocabulary
 from codreamer.judge.rubric.semantic import (
     GraphVectors,
     contradiction,
@@ -166,6 +166,7 @@ class RubricJudge:
         self._vectors: GraphVectors | None = None
         self._lower: frozenset[str] = frozenset()
         self._graph_vocab: frozenset[str] | None = None
+        self._spans: frozenset[tuple[str, ...]] | None = None
         self._scenarios: dict[tuple[Any, ...], _ScenarioView] = {}
 
     @property
@@ -192,6 +193,18 @@ class RubricJudge:
                 if store is not None else frozenset()
             )  # fmt: skip
         return self._graph_vocab | view.vocab
+
+    @property
+    def spans(self) -> frozenset[tuple[str, ...]]:
+        """The graph's runs of words (contents and rationales), to tell pasted text."""
+        if self._spans is None:
+            store = self.store
+            self._spans = (
+                graph_spans([store.content(i) for i in store.nodes]
+                            + [nb.rationale for i in store.nodes for nb in store.out_neighbours(i)])
+                if store is not None else frozenset()
+            )  # fmt: skip
+        return self._spans
 
     def _scenario_info(self, scenario: Scenario) -> _ScenarioView:
         p = scenario.prospect
@@ -308,7 +321,7 @@ class RubricJudge:
         results["tone"] = tone(text)
         results["grammar"] = grammar(text, self._lower)
         results["naturalness"] = naturalness(
-            text, self._vocab_for(view), scenario.prospect.notes or ""
+            text, self._vocab_for(view), scenario.prospect.notes or "", self.spans
         )
         mult, why, _ = sendability(
             text, info, index, claim_list, product_shown, pasted, found_asks, sender

@@ -1,11 +1,13 @@
 """Naturalness (DESIGN §4): does the email read as a person wrote it for this reader?
 
 Readers mark down prose stitched from notes: a stock lead-in and a colon before each
-fact ("This is where the savings are: ..."), sentences that say nothing the graph or
-the prospect supports ("Left alone, that gap keeps costing."), notes written for the
-graph's author ("Understanding X is crucial because..."), and stock sales phrases
-("I hope this email finds you well", "leverage synergies"). Each finding costs; the
-score is the product of (1 - cost), with a reason naming the first findings.
+fact ("This is where the savings are: ...", or any lead-in followed by the graph's own
+words pasted in), the same point made twice in other words, sentences that say
+nothing the graph or the prospect supports ("Left alone, that gap keeps costing."),
+notes written for the graph's author ("Understanding X is crucial because..."), a
+subject that is a slot filled with a key ("Latency 0 at ..."), and stock sales
+phrases ("I hope this email finds you well", "leverage synergies"). Each finding
+costs; the score is the product of (1 - cost), with a reason naming the first findings.
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ _AUTHOR_NOTE = re.compile(
     r"(?:explores|connects|links|describes|covers|highlights|shows|relates)|"
     r"(?:explores|examines) (?:the|how|why) [\w -]{0,40}(?:relat|connect|link|overlap)|"
     r"helps identify (?:potential|where|how)|(?:potential )?overlaps? (?:or|and) needs|"
+    r"(?:is|are) worth (?:including|mentioning|noting|adding|raising)|"
+    r"should be (?:mentioned|included|noted|framed|raised|positioned)|"
+    r"establish(?:es)? the need for|points? to a need|"
     r"could address|directly applicable to|this connects|connects [\w -]{0,40} (?:to|with) "
     r"(?:the|our|product)|the (?:customer|company)'s claim of|implies an internal)",
 )
@@ -74,34 +79,81 @@ def _echo(body_tokens: list[str], notes: str) -> int:
     return best
 
 
-_NODE_ID_SUBJECT = re.compile(r"product feature|customer job|-[0-9a-f]{8}\b", re.IGNORECASE)
+_NODE_ID_SUBJECT = re.compile(
+    # A node id, or a word with a bare counter after it ("Latency 0 at ...",
+    # "Compliance 1"): a template's slot filled with a key, not words.
+    r"product feature|customer job|-[0-9a-f]{8}\b|\b[a-z]{3,} \d(?= at\b|\?|$)",
+    re.IGNORECASE,
+)
+REPEAT_SHARE = 0.7  # of the shorter sentence's content words, found again in another
+PASTE_SPAN = 6  # words: a run this long copied from the graph is pasted, not paraphrased
+
+
+def graph_spans(texts: list[str]) -> frozenset[tuple[str, ...]]:
+    """Every run of PASTE_SPAN words in the graph's text (built once per graph)."""
+    out: set[tuple[str, ...]] = set()
+    for t in texts:
+        w = TOKEN.findall(t.lower())
+        out.update(tuple(w[i : i + PASTE_SPAN]) for i in range(len(w) - PASTE_SPAN + 1))
+    return frozenset(out)
+
+
+def _mostly_pasted(clause: str, spans: frozenset[tuple[str, ...]]) -> bool:
+    """At least 60 % of the clause's words lie in runs copied from the graph."""
+    w = TOKEN.findall(clause.lower())
+    if len(w) < PASTE_SPAN or not spans:
+        return False
+    covered = [False] * len(w)
+    for i in range(len(w) - PASTE_SPAN + 1):
+        if tuple(w[i : i + PASTE_SPAN]) in spans:
+            covered[i : i + PASTE_SPAN] = [True] * PASTE_SPAN
+    return sum(covered) >= 0.6 * len(w)
 
 
 def naturalness(
-    email: EmailText, vocab: frozenset[str], prospect_notes: str = ""
+    email: EmailText,
+    vocab: frozenset[str],
+    prospect_notes: str = "",
+    spans: frozenset[tuple[str, ...]] = frozenset(),
 ) -> tuple[float, str]:
     """`vocab`: lower-case words of the graph and the scenario (what a fact-bearing
     sentence draws on); `prospect_notes`: what the seller knew, which an email should use,
-    not read back word for word."""
+    not read back word for word; `spans`: the graph's runs of words (`graph_spans`)."""
     prose = email.prose
     if not prose:
         return (1.0, "no prose") if not email.tokens else (0.5, "no sentences")
     found: list[tuple[str, float]] = []
     # A lead-in whose words say nothing of the graph or the prospect ("That gap is why
-    # we exist:") is a template's; one that names something ("Two numbers: ...") is not.
+    # we exist:") is a template's; one that names something ("Two numbers: ...") is not,
+    # unless what follows the colon is the graph's own text pasted in (readers: "pasted
+    # fact-sheet fragments with template connectors").
     lead_ins = []
     for s in prose:
         m = _LEAD_IN.match(s.text.strip())
         if m is None:
             continue
         words = [t for t in TOKEN.findall(m.group(1).lower()) if t not in EN_FUNCTION_WORDS]
-        if not any(t in vocab for t in words):
+        if not any(t in vocab for t in words) or _mostly_pasted(m.group(2), spans):
             lead_ins.append(s.text)
     if lead_ins:
         found.append(
             (f"{len(lead_ins)} facts glued on after a stock lead-in "
              f"({lead_ins[0].split(':')[0][:30]!r}:)", min(0.7, 0.25 * len(lead_ins)))
         )  # fmt: skip
+    # The same point made twice in other words ("Slow dashboards go hand in hand with
+    # timeouts. One thing leads to the next: slow dashboards are made worse by timeouts."):
+    # a template filling two slots with one fact.
+    seen: list[set[str]] = []
+    repeats = []
+    for s in prose:
+        said = {t for t in s.tokens if t not in EN_FUNCTION_WORDS and len(t) > 2}
+        if len(said) >= 4:
+            if any(len(said & o) >= REPEAT_SHARE * min(len(said), len(o)) for o in seen):
+                repeats.append(s.text)
+            seen.append(said)
+    if repeats:
+        found.append((f"says the same thing twice ({repeats[0][:35]!r})",
+                      min(0.6, 0.3 * len(repeats))))  # fmt: skip
     notes = [m.group(0) for s in prose if (m := _AUTHOR_NOTE.search(s.text.lower()))]
     if notes:
         found.append(

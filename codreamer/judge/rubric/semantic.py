@@ -133,8 +133,30 @@ _RESULT = re.compile(
     r"improved|dropped)\b[^.!?]{0,40}?\b(?:by )?\d+(?:\.\d+)?\s?(?:%|percent|x)"
 )
 
+# Social proof: other customers' results, ratings, awards, rankings, testimonials,
+# "trusted by hundreds". Each is a claim the graph must make for the email to make it.
+_SOCIAL_PROOF = re.compile(
+    r"\b(?:(?:our|other|similar|many|most|some) (?:customers|clients|users|teams|firms|"
+    r"companies|carriers|utilities|hospitals|clinics|hotels|contractors|installers|"
+    r"warehouses|practices)|(?:customers|clients|users|teams|firms|companies|carriers|"
+    r"utilities|hospitals|clinics|hotels|contractors) (?:using|on|with|that use|who use|"
+    r"we work with)|one of our (?:customers|clients|users)|(?:a|one) (?:customer|client) "
+    r"of ours)\b[^.!?]{0,60}?\b(?:cut|cuts|reduced|reduce|saw|see|sees|found|find|finds|"
+    r"recover\w*|saved|save|doubled|halved|fell|dropped|improved|increased|paid for|"
+    r"report\w*|got|get|went from)\b|"
+    r"\b(?:in|from) (?:a|our|one) (?:recent )?pilot (?:with|at|for)\b|case study|"
+    r"success stor(?:y|ies)|\bas one [\w -]{2,30} (?:put it|said|told (?:us|me))|"
+    r"(?:said|says|told us) (?:the|a|one|their) (?:[\w-]+ ){0,3}(?:manager|director|ceo|cfo|"
+    r"coo|cio|cto|vp|head|lead|owner|chief)\b|"
+    r"\brated \d(?:\.\d)? (?:out of|/) ?(?:5|five|10|ten)\b|\b(?:on|in|by) (?:g2|capterra|"
+    r"gartner|forrester|trustpilot|idc)\b|award[- ]winning|(?:won|received|earned) (?:an? |the )"
+    r"?(?:[\w-]+ ){0,3}award|named (?:a|the) (?:leader|top|best)|top[- ]rated|"
+    r"\btrusted by|\bused by (?:more than|over|\d)|(?:hundreds|thousands|dozens) of "
+    r"(?:teams|customers|clients|companies|firms|utilities|hospitals|carriers|users)"
+)
 SAME_TOPIC = 0.5  # cosine above which an email sentence speaks of a node sentence
 SAME_WORDS = 0.3  # ...and the share of content words they share before polarity counts
+MEASURE_WORDS = 0.5  # share of content words a sentence shares with a fact to misquote it
 EXPRESSED = 0.42  # cosine above which a cited node counts as expressed
 
 
@@ -148,6 +170,30 @@ def numbers(text: str, words: bool = True) -> set[str]:
     if words:
         out.update(_WORDNUM[w] for w in _WORDNUM_RX.findall(low))
     return out
+
+
+# A quantity with its unit ("every two hours", "within 100 meters"): a fact's
+# "two minutes" told as "two hours" is a contradiction the bare numbers miss.
+_MEASURE = re.compile(
+    r"\b(\d+(?:[.,]\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|"
+    r"a few|few|several|a couple of)\s+(second|minute|hour|day|week|month|year|met(?:er|re)|"
+    r"kilomet(?:er|re)|km|mile|f(?:oo|ee)t)s?\b"
+)
+_MEASURE_DIM = {"second": "time", "minute": "time", "hour": "time", "day": "time",
+                "week": "time", "month": "time", "year": "time", "m": "length",
+                "km": "length", "mile": "length", "ft": "length"}  # fmt: skip
+_UNIT_NAME = {"meter": "m", "metre": "m", "kilometer": "km", "kilometre": "km",
+              "foot": "ft", "feet": "ft"}  # fmt: skip
+_FEW = frozenset(["a few", "few", "several", "a couple of"])
+
+
+def measures(low: str) -> frozenset[tuple[str, str]]:
+    """(amount, unit) pairs of a lower-case text; "a few" and its kin are one amount."""
+    out = set()
+    for n, u in _MEASURE.findall(low):
+        amount = "few" if n in _FEW else _WORDNUM.get(n, n.replace(",", ""))
+        out.add((amount, _UNIT_NAME.get(u, u)))
+    return frozenset(out)
 
 
 def _unit(n: str) -> str:
@@ -223,6 +269,7 @@ class _Fact:
     numbers: set[str]  # figures the sentence states (no number words)
     words: frozenset[str]  # its words, stop words left out
     frequencies: set[int]  # how-often classes it names
+    measures: frozenset[tuple[str, str]]  # quantities with a unit it states
 
 
 @dataclass
@@ -236,6 +283,7 @@ class GraphVectors:
     numbers: dict[str, set[str]]  # node -> numbers its text states
     text: str  # all node text, lower case (names an email may use)
     all_numbers: set[str]  # every number the graph states
+    all_measures: frozenset[tuple[str, str]] = frozenset()  # every quantity with a unit
     _stacks: dict[tuple[str, ...], tuple[list[tuple[str, str]], np.ndarray]] = field(
         default_factory=dict, repr=False
     )
@@ -249,7 +297,7 @@ class GraphVectors:
             low = sentence.lower()
             words = frozenset(w for w in _WORD.findall(low) if w not in _STOP)
             hit = self._facts[sentence] = _Fact(
-                numbers(sentence, words=False), words, _frequencies(low)
+                numbers(sentence, words=False), words, _frequencies(low), measures(low)
             )
         return hit
 
@@ -294,7 +342,7 @@ class GraphVectors:
         nums = {i: numbers(contents[i]) for i in ids}
         text = " ".join(f"{i} {contents[i]}" for i in ids).lower()
         every = set().union(*(numbers(contents[i], words=False) for i in ids)) if ids else set()
-        return cls(ids, vecs, sents, sv, nums, text, every)
+        return cls(ids, vecs, sents, sv, nums, text, every, measures(text))
 
 
 def profile_text(scenario: Scenario) -> tuple[str, str]:
@@ -442,6 +490,10 @@ def contradiction(
             # babysitting the cache"), and one sentence cannot tell the two apart.
             if flips:
                 found.append((f"states the opposite ({flips[0]!r}) of {node[:30]!r}", 0.6))
+    if facts:
+        clash = _measure_clash(ev.sentences, [s for f in facts for s in gv.sentences[f]], gv, known)
+        if clash:
+            found.append((clash, 0.6))
     body = " ".join(ev.sentences)
     names = {m.group(1) for m in _PROOF.finditer(body)}
     invented = [n for n in names if n.lower().removeprefix("the ") not in gv.text
@@ -452,12 +504,58 @@ def contradiction(
     unsupported = [r for r in results if not (numbers(r, words=False) & gv.all_numbers)]
     if unsupported:
         found.append((f"a result the graph does not state {unsupported[0][:40]!r}", 0.5))
+    elif (proof := _unsupported_proof(ev.sentences, gv, known)) is not None:
+        found.append((f"social proof the graph does not state {proof[:40]!r}", 0.5))
     if not found:
         return 1.0, "no claim against the cited facts"
     score = 1.0
     for _, cost in found:
         score *= 1.0 - cost
     return score, "; ".join(w for w, _ in found[:3])
+
+
+def _unsupported_proof(sentences: list[str], gv: GraphVectors, known: str) -> str | None:
+    """The first claim of social proof the graph (or the scenario) does not make: the
+    graph states the claim's figures, or the words of its match."""
+    for sent in sentences:
+        low = sent.lower()
+        m = _SOCIAL_PROOF.search(low)
+        if m is None:
+            continue
+        said = m.group(0)
+        figures = numbers(sent, words=False)
+        if said in gv.text or said in known or figures and figures <= gv.all_numbers:
+            continue
+        return said
+    return None
+
+
+def _measure_clash(
+    sentences: list[str], facts: list[str], gv: GraphVectors, known: str
+) -> str | None:
+    """A quantity the graph nowhere states, in a sentence that words a cited fact
+    (half its words shared) stating a quantity of the same kind: "roughly every two
+    hours" for "roughly every two minutes", "within 100 meters" for "a few meters".
+    Matched by words, not meaning: a changed quantity moves the sentence's meaning
+    away from the fact it misquotes."""
+    told = [(s, ms) for s in sentences if (ms := measures(s.lower()) - gv.all_measures)]
+    if not told:
+        return None
+    given = measures(known)
+    for sent, ms in told:
+        eset = {w for w in _WORD.findall(sent.lower()) if w not in _STOP}
+        for fact in facts:
+            f = gv.fact(fact)
+            if not f.measures or not eset:
+                continue
+            if len(f.words & eset) < MEASURE_WORDS * min(len(f.words), len(eset)):
+                continue
+            dims = {_MEASURE_DIM[u] for _, u in f.measures}
+            wrong = sorted(m for m in ms - given if _MEASURE_DIM[m[1]] in dims)
+            if wrong:
+                return (f"says {' '.join(wrong[0])} where the graph says "
+                        f"{' '.join(min(f.measures))}")  # fmt: skip
+    return None
 
 
 _NOT_NAMES = frozenset(

@@ -1,0 +1,86 @@
+"""Deception and tone (codreamer/judge/rubric/flaws.py): families of wording, each
+caught in forms the corpus had not shown, and near misses that must not be."""
+
+from __future__ import annotations
+
+import pytest
+
+from codreamer.judge.rubric import RubricJudge
+from codreamer.models import FinalEmail, Prospect, Scenario
+
+SCENARIO = Scenario(
+    prospect=Prospect(name="Luis Ortega", title="EHS Director", company="Barrow & Finch"),
+    goal="Book a 20-minute call",
+)
+JUDGE = RubricJudge()
+
+BODY = (
+    "Hi Luis,\n\nA reversing skid steer and a laborer on foot in the same blind spot is "
+    "the risk on a tight hospital site. Groundwire tags alert the worker and the operator "
+    "before contact.\n\n{extra}Would a 20-minute call next week work?\n\nBest,\nMarcus"
+)
+
+
+def _email(subject: str = "Blind spots on the hospital site", extra: str = "") -> FinalEmail:
+    return FinalEmail(subject=subject, body=BODY.format(extra=extra), citations=[])
+
+
+def _deception(email: FinalEmail) -> str:
+    return JUDGE.judge(email, SCENARIO).criteria["deception"].reason
+
+
+def _tone(email: FinalEmail) -> tuple[float, str]:
+    c = JUDGE.judge(email, SCENARIO).criteria["tone"]
+    return c.score, c.reason
+
+
+@pytest.mark.parametrize(
+    "subject",
+    [
+        "OSHA complaint – Barrow & Finch hospital project",
+        "Your $1.2M payment has been released",
+        "Legal hold notice: site records",
+        "You've been nominated for a safety award",
+        "Your bond rating is under review",
+        "Contract renewal update required",
+    ],
+)
+def test_official_or_transactional_bait_is_a_clickbait_subject(subject: str) -> None:
+    assert "clickbait subject" in _deception(_email(subject)), subject
+
+
+@pytest.mark.parametrize(
+    "subject", ["Fewer guest complaints at Saltmarsh", "Your plan for Q3 site safety", ""]
+)
+def test_a_plain_subject_is_not_clickbait(subject: str) -> None:
+    assert "clickbait" not in _deception(_email(subject)), subject
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        "You owe it to the crew still working there. ",
+        "Your laborer deserved better. ",
+        "That injury was not bad luck. ",
+        "Listening sticks are how this was done a generation ago. ",
+        "A two-person crew was never going to fix a 19% loss. ",
+        "Nine investigators and an Excel sheet: quite a system. ",
+        "No judgment. Well, a little. ",
+        "It happened on your watch. ",
+    ],
+)
+def test_guilt_blame_and_belittling_are_shaming(extra: str) -> None:
+    score, why = _tone(_email(extra=extra))
+    assert score < 1.0 and "shaming" in why, why
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        "Your crews deserve better tools than a clipboard. ",
+        "A blind spot is an accident waiting to happen. ",
+        "Most sites catch up on paperwork on Fridays. ",
+    ],
+)
+def test_near_misses_are_courteous(extra: str) -> None:
+    assert _tone(_email(extra=extra)) == (1.0, "courteous")
