@@ -212,6 +212,7 @@ def _iteration(ctx: RunContext, i: int) -> None:
     _check_stop(ctx)
     trainer = ctx.trainer.name
     _step(ctx, i, trainer)
+    _offer_last_greedy(ctx, i)
     train_stats = ctx.trainer.step(ctx.policy, judged) if judged else {"groups": 0.0}
     _step_done(ctx, i, trainer, trainer=trainer, **train_stats)
 
@@ -232,6 +233,41 @@ def _iteration(ctx: RunContext, i: int) -> None:
     ctx.events.emit("iteration_finished", iteration=i, **email["metrics"])
     _progress(ctx, i, "email", done=True, metrics={"iteration": i, **email["metrics"]})
     _webhook(ctx, "iteration", i, email)
+
+
+def _offer_last_greedy(ctx: RunContext, i: int) -> None:
+    """Give a trainer that keeps elites (grpo) the previous iteration's greedy email
+    too, in a single-prospect run: it was judged, and may be the run's best. Its
+    decisions are those of the same rollout replayed (greedy, seeded as it was, with
+    the policy and node scores unchanged since it was written), and its reward is
+    the one on file: one code path for a fresh and a resumed run."""
+    offer = getattr(ctx.trainer, "offer", None)
+    # Only a single-prospect run: the greedy email is written for the first prospect
+    # alone, and in a run on several it would favour that one's elite over the others'.
+    if offer is None or len(ctx.config.scenarios) > 1:
+        return
+    prev = read_json(ctx.paths.email(i - 1))
+    if prev.get("reward") is None:
+        return
+    scenario = ctx.config.scenario
+    meta = TrajectoryMeta(
+        trajectory_id=f"i{i - 1}-greedy",
+        scenario_id=scenario.id,
+        iteration=i - 1,
+        seed=ctx.config.seed,
+        policy=ctx.policy.name,
+    )
+    traj = rollout(
+        ctx.policy,
+        ctx.env(scenario),
+        np.random.default_rng([ctx.config.seed, i - 1, 1]),
+        meta,
+        greedy=True,
+    )
+    if traj.final_email.model_dump() != prev["email"]:
+        return  # not the email on file (a policy that does not replay): nothing to offer
+    traj.reward = float(prev["reward"])
+    offer([traj])
 
 
 def _final(ctx: RunContext, last: int) -> None:

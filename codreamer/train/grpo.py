@@ -21,9 +21,28 @@ raises T for the next one, and lowers it back once groups spread again. A
 collapsed group has zero advantages but still takes the entropy bonus, which is
 what pulls a sharpened policy back into trying other emails.
 
-`GRPOTrainer` owns the optimiser (Adam) and the reference parameters for the
-KL term; the policy only says how likely its choices are under given
-parameters and how that likelihood moves (`ScorablePolicy`).
+Broad early exploration: a share of each group (`explore_share`, decaying by
+`explore_decay` each iteration) is drawn uniformly at random by the policy
+(`explore` in their metadata). Their emails can become the elite below, but
+they take no part in the clipped surrogate nor in its baseline: the ratio
+pi/uniform of an off-policy sample is what PPO's clip would only cut.
+
+Self-imitation (Oh et al. 2018, SIL): the trainer keeps, per prospect, the
+decisions of the best email judged in the run (its elite). For every prospect
+whose elite beats its group's mean reward (SIL's (R - V)+ > 0, with the group
+mean as the value estimate V), `sil_steps` Adam steps or more follow the GRPO
+epochs on sil_coef x the mean log-probability of the elite's decisions. They
+move that prospect's own weights only (`EmbeddedPolicy.personal`), which its
+greedy email adds to the shared ones: so a trained prospect's greedy email
+converges to the best email the run has found for it, which uniform exploration
+may have found first, while the shared weights, which write for prospects the
+policy never trained on, learn from GRPO alone (what transfers).
+
+`GRPOTrainer` owns the optimisers (Adam: one for the shared weights, one per
+prospect for its own), the reference parameters for the KL term, the
+exploration schedule and the elites; the policy only says how likely its
+choices are under given parameters and how that likelihood moves
+(`ScorablePolicy`).
 """
 
 from __future__ import annotations
@@ -34,6 +53,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from codreamer.agent.style import EmailStyle
 from codreamer.train.config import GRPOConfig
 
 if TYPE_CHECKING:
@@ -47,10 +67,17 @@ class ScorablePolicy(Protocol):
 
     name: str
     theta: np.ndarray
+    personal: dict[str, np.ndarray]  # each trained prospect's own weights, by scenario id
+
+    def set_personal(self, scenario_id: str, delta: np.ndarray) -> None: ...
 
     def logprob_and_dlogits(self, d: Any, theta: np.ndarray) -> tuple[float, np.ndarray]: ...
 
     def add_grad(self, d: Any, g: np.ndarray, scale: float, out: np.ndarray) -> None: ...
+
+    def decision_to_json(self, d: Any) -> dict[str, Any]: ...
+
+    def decision_from_json(self, obj: dict[str, Any]) -> Any: ...
 
 
 @dataclass
@@ -132,10 +159,93 @@ def same_walk_advantages(
     return out
 
 
+@dataclass
+class Elite:
+    """A prospect's best email judged so far: its reward and the decisions that wrote it."""
+
+    reward: float
+    trajectory_id: str
+    decisions: list[Any]
+
+
+def offer_elites(elites: dict[str, Elite], groups: list[list[Trajectory]], policy: Any) -> int:
+    """Keep each prospect's best judged email (ties: the first kept, so the elite
+    only moves for a strictly better email); returns how many prospects' moved.
+    Decisions are kept as their JSON round trip, exactly what a resumed trainer
+    reads back, so both score the same numbers."""
+    moved: set[str] = set()
+    for group in groups:
+        for t in group:
+            if t.reward is None or not t.decisions:
+                continue
+            sid = t.metadata.scenario_id
+            cur = elites.get(sid)
+            if cur is None or float(t.reward) > cur.reward:
+                ds = [policy.decision_from_json(policy.decision_to_json(d)) for d in t.decisions]
+                elites[sid] = Elite(float(t.reward), t.id, _owned(ds, sid))
+                moved.add(sid)
+    return len(moved)
+
+
+def _owned(decisions: list[Any], sid: str) -> list[Any]:
+    """The elite's decisions scored with its prospect's own weights (an elite read
+    from a checkpoint written before prospects had them names none)."""
+    for d in decisions:
+        if getattr(d, "own", sid) is None:
+            d.own = sid
+    return decisions
+
+
+def sil_batch(
+    elites: dict[str, Elite], groups: list[list[Trajectory]], cfg: GRPOConfig
+) -> list[tuple[str, list[Any]]]:
+    """The elites to imitate this iteration, by scenario id: those of prospects whose
+    elite beats the mean reward of the prospect's group (SIL's (R - V)+ > 0), in
+    group order."""
+    if cfg.sil_coef <= 0:
+        return []
+    out = []
+    for group in groups:
+        rs = [float(t.reward) for t in group if t.reward is not None]
+        if not rs:
+            continue
+        sid = group[0].metadata.scenario_id
+        elite = elites.get(sid)
+        if elite is not None and elite.reward > float(np.mean(rs)) + 1e-12:
+            out.append((sid, elite.decisions))
+    return out
+
+
+def sil_grad(policy: ScorablePolicy, batch: list[list[Any]], coef: float, out: np.ndarray) -> float:
+    """Adds coef x the gradient of the mean (over elites, then over each elite's
+    decisions) log-probability of the elites' choices; returns that mean."""
+    total = 0.0
+    for ds in batch:
+        scale = 1.0 / (len(ds) * len(batch))
+        for d in ds:
+            lp, dlogits = policy.logprob_and_dlogits(d, policy.theta)
+            total += lp * scale
+            policy.add_grad(d, dlogits, coef * scale, out)
+    return total
+
+
+def all_greedy(policy: Any, batch: list[list[Any]]) -> bool:
+    """True when every elite decision's choice is the strict argmax of its logits
+    (the greedy policy makes it, whatever the tie-break)."""
+    for ds in batch:
+        for d in ds:
+            z = policy.logits(d, policy.theta)
+            best = float(z[d.chosen])
+            if any(float(v) >= best for k, v in enumerate(z) if k != d.chosen):
+                return False
+    return True
+
+
 class GRPOTrainer:
-    """The `grpo` trainer: Adam state, reference parameters and the sampling
-    temperature, checkpointed. It sets the policy's temperature: the one the
-    iteration's rollouts are drawn at, then (after the update) the next one."""
+    """The `grpo` trainer: Adam state, reference parameters, the sampling
+    temperature, the exploration share and the elites, checkpointed. It sets the
+    policy's temperature and explore share: the ones the iteration's rollouts are
+    drawn at, then (after the update) the next ones."""
 
     name = "grpo"
 
@@ -146,20 +256,77 @@ class GRPOTrainer:
         self.theta_ref = np.array(policy.theta, dtype=float, copy=True)
         self.adam = AdamState.zeros(self.theta_ref.size)
         self.temperature = self.config.temperature
+        self.explore_share = self.config.explore_share
+        self.elites: dict[str, Elite] = {}
+        # Adam's state for each prospect's own weights (self-imitation's parameters).
+        self.own_adam: dict[str, AdamState] = {}
         self._policy = policy
         policy.temperature = self.temperature
+        policy.explore_share = self.explore_share
+        if hasattr(policy, "seen_emails"):
+            policy.avoid_repeats = self.config.avoid_repeats
 
     def step(self, policy: Any, judged_groups: list[list[Trajectory]]) -> dict[str, float]:
         # The update scores log-probabilities at the temperature the rollouts used.
         policy.temperature = self.temperature
-        stats = grpo_update(policy, judged_groups, self.config, self.adam, self.theta_ref)
+        cfg = self.config
+        moved = offer_elites(self.elites, judged_groups, policy)
+        sil = sil_batch(self.elites, judged_groups, cfg)
+        stats = grpo_update(policy, judged_groups, cfg, self.adam, self.theta_ref)
+        steps, sil_lp = 0, 0.0
+        for sid, ds in sil:
+            n, sil_lp = self._imitate(policy, sid, ds)
+            steps += n
+        stats["sil_steps"] = float(steps)
+        if sil:
+            stats["sil_logprob"] = sil_lp
+        stats["sil_prospects"] = float(len(sil))
+        stats["elites_moved"] = float(moved)
+        stats["explore_share"] = self.explore_share
         frac = frac_reward_zero_std(judged_groups)
         stats["frac_reward_zero_std"] = frac
         stats["temperature"] = self.temperature
-        self.temperature = next_temperature(self.temperature, frac, self.config)
+        self.temperature = next_temperature(self.temperature, frac, cfg)
         stats["next_temperature"] = self.temperature
         policy.temperature = self.temperature
+        self.explore_share = self.explore_share * cfg.explore_decay
+        policy.explore_share = self.explore_share
         return stats
+
+    def _imitate(self, policy: Any, sid: str, ds: list[Any]) -> tuple[int, float]:
+        """Self-imitation of one prospect's elite, on that prospect's own weights
+        (policy.personal[sid]) alone: `sil_steps` Adam steps, then on (up to 4x as
+        many) while one of its choices is not yet the strict argmax. A policy
+        sharpened on an older elite needs more steps to move, and stopping half way
+        leaves a greedy email made of both (seen on the sample graph: 0.52 of the
+        oracle after a late new best). Each prospect has its own weights, so every
+        elite can become its prospect's greedy email without pulling the shared
+        weights toward it: when self-imitation moved the shared weights, what four
+        trained prospects' best emails needed over-fitted them (an agent's
+        held-out leads, bench_agents.py's setting, 5 seeds, explorers off: 0.94
+        -> 0.87 of their oracle). Returns the steps taken and the last mean
+        log-probability."""
+        cfg = self.config
+        size = policy.theta.size
+        adam = self.own_adam.setdefault(sid, AdamState.zeros(size))
+        own = policy.personal.get(sid)
+        own = np.zeros(size) if own is None else own
+        steps, lp = 0, 0.0
+        while steps < 4 * cfg.sil_steps:
+            if steps >= cfg.sil_steps and all_greedy(policy, [ds]):
+                break
+            grad = np.zeros(size)
+            lp = sil_grad(policy, [ds], cfg.sil_coef, grad)
+            own = adam.step(own, grad, cfg)
+            policy.set_personal(sid, own)
+            steps += 1
+        return steps, lp
+
+    def offer(self, trajectories: list[Trajectory]) -> None:
+        """Judged emails from outside the groups (the loop's greedy emails) that may
+        be a prospect's best: a run's first greedy email is sometimes better than
+        anything it samples later, and the policy should not learn its way off it."""
+        offer_elites(self.elites, [trajectories], self._policy)
 
     def state_dict(self) -> dict[str, Any]:
         return {
@@ -167,6 +334,21 @@ class GRPOTrainer:
             "theta_ref": self.theta_ref.tolist(),
             "adam": self.adam.to_json(),
             "temperature": self.temperature,
+            "explore_share": self.explore_share,
+            "own_adam": {sid: self.own_adam[sid].to_json() for sid in sorted(self.own_adam)},
+            "elites": {
+                sid: {
+                    "reward": e.reward,
+                    "trajectory_id": e.trajectory_id,
+                    "decisions": [self._policy.decision_to_json(d) for d in e.decisions],
+                }
+                for sid, e in self.elites.items()
+            },
+            # Sorted: a set's order follows the process's string hashing.
+            "seen_emails": {
+                sid: sorted([list(w), list(st.as_dict().values())] for w, st in seen)
+                for sid, seen in sorted(getattr(self._policy, "seen_emails", {}).items())
+            },
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
@@ -178,6 +360,25 @@ class GRPOTrainer:
         # Checkpoints written before exploration had no temperature: the base one.
         self.temperature = float(state.get("temperature", self.config.temperature))
         self._policy.temperature = self.temperature
+        # ... nor exploration's share nor elites: none then, and no self-imitation.
+        self.explore_share = float(state.get("explore_share", 0.0))
+        self._policy.explore_share = self.explore_share
+        self.elites = {
+            sid: Elite(
+                float(e["reward"]),
+                str(e["trajectory_id"]),
+                _owned([self._policy.decision_from_json(d) for d in e["decisions"]], sid),
+            )
+            for sid, e in (state.get("elites") or {}).items()
+        }
+        self.own_adam = {
+            sid: AdamState.from_json(a) for sid, a in (state.get("own_adam") or {}).items()
+        }
+        if hasattr(self._policy, "seen_emails"):
+            self._policy.seen_emails = {
+                sid: {(tuple(w), EmailStyle(*st)) for w, st in rows}
+                for sid, rows in (state.get("seen_emails") or {}).items()
+            }
 
 
 def grpo_update(
@@ -187,6 +388,7 @@ def grpo_update(
     adam: AdamState,
     theta_ref: np.ndarray,
 ) -> dict[str, float]:
+    """GRPO's epochs over the judged groups: they move the shared weights only."""
     batch: list[tuple[list[Any], list[float], list[float], list[float]]] = []
     skipped = 0
     for group in groups:
@@ -194,7 +396,13 @@ def grpo_update(
         if any(r is None for r in rewards):
             skipped += 1
             continue
-        rs = [float(r) for r in rewards if r is not None]
+        # Explorers' choices were uniform, not the policy's: off-policy, so they take
+        # no part in the surrogate, nor in its baseline (their rewards, mostly below
+        # the policy's, would make nearly every on-policy email look good: the
+        # shared weights then reinforce whatever they sampled and transfer worse).
+        # They may still be the elite.
+        group = [t for t in group if not t.metadata.explore]
+        rs = [float(t.reward) for t in group if t.reward is not None]
         adv = group_advantages(rs, cfg.advantage_eps)
         if adv is None:
             skipped += 1
@@ -229,6 +437,8 @@ def grpo_update(
     ent_coef = cfg.entropy_coef
     entropy_of = getattr(policy, "entropy_and_dlogits", None) if ent_coef > 0 else None
     objective = kl_mean = clip_frac = entropy_mean = 0.0
+    # Parameters only a prospect's own weights use (the embedded policy's layout).
+    own_only = getattr(getattr(policy, "layout", None), "own_only", None)
     for _epoch in range(cfg.mu):
         grad = np.zeros_like(policy.theta)
         objective = kl_sum = ent_sum = 0.0
@@ -296,6 +506,8 @@ def grpo_update(
             policy.add_grad(d, dlogits, coef, grad)
         for d, dh, coef, _h in entropies.values():
             policy.add_grad(d, dh, coef, grad)
+        if own_only is not None:
+            grad[own_only] = 0.0  # zero gradient: Adam leaves them where they are (0)
         policy.theta = adam.step(policy.theta, grad, cfg)
         kl_mean = kl_sum
         entropy_mean = ent_sum

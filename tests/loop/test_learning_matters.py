@@ -62,3 +62,52 @@ def test_a_run_on_several_prospects_and_none_held_out_writes_each_its_email(
         assert s.prospect.first_name in r["body"]
         assert r["reward"] >= 0.85 * oracle(store, s, 5).reward, (s.id, r["reward"])
     assert len({tuple(r["citations"]) for r in by_id.values()}) >= 2
+
+
+def test_a_single_prospect_run_ends_with_its_policy_writing_its_best_email(
+    tmp_path: Path, repo_root: Path
+) -> None:
+    """The CFO preset (issue 22): the run's best email was often found by exploration;
+    self-imitation makes the trained policy's own greedy email that email by the end,
+    and it stands within 3% of the oracle."""
+    store = GraphStore.from_json(json.loads((repo_root / "data" / "graph.json").read_text()))
+    cfo = next(
+        s
+        for s in load_scenarios(repo_root / "data" / "scenarios.json")
+        if s.id == "harborfresh-finance"
+    )
+    settings = Settings(
+        CODREAMER_RESULTS_DIR=tmp_path / "results", CODREAMER_DATA_DIR=repo_root / "data"
+    )
+    paths = new_local_run(settings, store, RunSpec(seed=0).loop_config([cfo]))
+    assert run_learn_loop(paths, settings=settings).status == "succeeded"
+    final = json.loads(paths.final_email.read_text())
+    assert final["greedy_email"]["reward"] == final["reward"], final["metrics"]
+    assert final["greedy_email"]["email"] == final["email"]
+    assert final["reward"] >= 0.97 * oracle(store, cfo, RunSpec().depth).reward
+
+
+def test_a_first_greedy_email_that_is_the_best_is_not_learned_away(
+    tmp_path: Path, repo_root: Path
+) -> None:
+    """Priya's preset, seed 3: the untrained policy's greedy email (iteration 0) is
+    better than anything the first group samples. It is offered to self-imitation like a
+    sampled email, so the trained policy still writes it at the end."""
+    store = GraphStore.from_json(json.loads((repo_root / "data" / "graph.json").read_text()))
+    priya = next(
+        s
+        for s in load_scenarios(repo_root / "data" / "scenarios.json")
+        if s.id == "northfield-dairy-ops"
+    )
+    settings = Settings(
+        CODREAMER_RESULTS_DIR=tmp_path / "results", CODREAMER_DATA_DIR=repo_root / "data"
+    )
+    paths = new_local_run(settings, store, RunSpec(iterations=5, seed=3).loop_config([priya]))
+    assert run_learn_loop(paths, settings=settings).status == "succeeded"
+    baseline = json.loads(paths.email(0).read_text())
+    # Better than the whole first group, explorers included; later groups sample it.
+    first = [json.loads(line)["reward"] for line in paths.rewards_per_traj(1).open()]
+    assert baseline["reward"] > max(first)
+    final = json.loads(paths.final_email.read_text())
+    assert final["reward"] == baseline["reward"]
+    assert final["greedy_email"]["email"] == baseline["email"]

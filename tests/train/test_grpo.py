@@ -252,7 +252,21 @@ def test_state_dict_round_trip(setup) -> None:
     assert np.array_equal(other.theta, policy.theta)
     assert isinstance(trainer, GRPOTrainer)
     assert np.array_equal(other_trainer.adam.m, trainer.adam.m)
+    # GRPO's epochs on the shared weights; self-imitation's steps on the elite (the
+    # best rollout) move the prospect's own weights, with their own Adam state.
     assert other_trainer.adam.t == trainer.adam.t == GRPOConfig().mu
+    assert other_trainer.own_adam["s"].t == trainer.own_adam["s"].t >= GRPOConfig().sil_steps
+    assert other.personal.keys() == policy.personal.keys() == {"s"}
+    assert np.array_equal(other.personal["s"], policy.personal["s"])
+    assert other_trainer.explore_share == trainer.explore_share
+    assert other_trainer.elites.keys() == trainer.elites.keys() == {"s"}
+    # Both go on alike: the elite's decisions and exploration's share were restored.
+    for t in group:
+        t.reward = 1.0 - t.reward
+    trainer.step(policy, [group])
+    other_trainer.step(other, [group])
+    assert np.array_equal(other.theta, policy.theta)
+    assert np.array_equal(other.personal["s"], policy.personal["s"])
     # No per-node parameters: what was learned on one graph loads on another.
     other_graph = GraphStore.from_json(json.loads((REPO / "data" / "graph.json").read_text()))
     EmbeddedPolicy(other_graph).load_state_dict(state)

@@ -30,6 +30,7 @@ from codreamer.agent.policies.features import (
     EMAIL_CACHE_SIZE,
     FINISH_FEATURES,
     NODE_FEATURES,
+    OWN_ONLY_FEATURES,
     STYLE_CONTEXT,
     STYLE_HEADS,
     Decision,
@@ -39,6 +40,7 @@ from codreamer.agent.policies.features import (
 from codreamer.agent.policies.session import EmbeddedSession
 from codreamer.agent.policies.shared import PolicyBase
 from codreamer.agent.rollout import RolloutEnv, rollout
+from codreamer.agent.style import EmailStyle
 from codreamer.agent.trajectory import Trajectory, TrajectoryMeta
 from codreamer.graph.store import GraphStore
 from codreamer.models import Scenario, Sender
@@ -60,12 +62,20 @@ __all__ = [
 # time, so a group of rollouts reaches a Product Feature often enough to learn
 # from; everything else starts at zero (uniform).
 INITIAL_FINISH_BIAS = -1.0
+# The most (walk, style) pairs remembered per prospect for avoiding repeats.
+SEEN_CAP = 20_000
 _P = len(STYLE_CONTEXT)
 
 
 class ParamLayout:
     """Slices of the flat parameter vector: node weights, FINISH weights, and one
-    (options x STYLE_CONTEXT) matrix per style head."""
+    (options x STYLE_CONTEXT) matrix per style head.
+
+    What a walk values depends on who reads through the node features themselves
+    (each candidate's match with the prospect's notes, title, industry and stack,
+    and is_feature x seniority), so it carries over to prospects the policy has not
+    seen. A run's prospects also get their own weights, a vector of this layout
+    each (EmbeddedPolicy.personal), for their own greedy emails only."""
 
     def __init__(self) -> None:
         f, g = len(NODE_FEATURES), len(FINISH_FEATURES)
@@ -79,6 +89,10 @@ class ParamLayout:
             self.options[name] = n
             off += n * _P
         self.size = off
+        # Parameters the shared weights keep at zero (see OWN_ONLY_FEATURES).
+        self.own_only = np.array(
+            [self.w.start + NODE_FEATURES.index(n) for n in OWN_ONLY_FEATURES], dtype=int
+        )
 
 
 LAYOUT = ParamLayout()
@@ -115,6 +129,21 @@ class EmbeddedPolicy(PolicyBase):
         # The trainer sets it (GRPOConfig.temperature, raised while groups have
         # collapsed); greedy choices take the argmax and ignore it.
         self.temperature = 1.0
+        # Share of a sampled group drawn uniformly at random (the trainer sets it:
+        # GRPOConfig.explore_share, decaying); `_uniform` is on while they are drawn.
+        self.explore_share = 0.0
+        self._uniform = False
+        # (walk, style) of the emails sampled so far, per scenario id: sampled rollouts
+        # redraw a style that would repeat one (see EmbeddedSession._finalize). The
+        # trainer fills and checkpoints it; empty (no avoidance) otherwise.
+        self.seen_emails: dict[str, set[tuple[tuple[str, ...], EmailStyle]]] = {}
+        self.avoid_repeats = False
+        # Each trained prospect's own weights, by scenario id, added to the shared
+        # `theta` for that prospect's decisions (Decision.own). Self-imitation trains
+        # them alone, so what one prospect's best email needs is learned there and
+        # not in the shared weights, which write for every prospect the policy has
+        # not trained on. Empty: the shared weights alone.
+        self.personal: dict[str, np.ndarray] = {}
 
     @property
     def theta(self) -> np.ndarray:
@@ -128,6 +157,11 @@ class EmbeddedPolicy(PolicyBase):
         self._logits_memo.clear()
 
     def invalidate(self) -> None:
+        self._logits_memo.clear()
+
+    def set_personal(self, scenario_id: str, delta: np.ndarray) -> None:
+        """Sets a prospect's own weights (drops the logits memo, as theta's setter)."""
+        self.personal[scenario_id] = delta
         self._logits_memo.clear()
 
     # -- features ------------------------------------------------------------
@@ -146,6 +180,9 @@ class EmbeddedPolicy(PolicyBase):
     def logits(self, d: Decision, theta: np.ndarray) -> np.ndarray:
         lay = self.layout
         assert d.x is not None
+        own = self.personal.get(d.own) if d.own is not None else None
+        if own is not None:
+            theta = theta + own
         if d.head == "node":
             assert d.psi is not None
             z = np.empty(d.x.shape[0] + 1)
@@ -186,15 +223,25 @@ class EmbeddedPolicy(PolicyBase):
 
     # -- sampling ----------------------------------------------------------------
     def choose(self, d: Decision, rng: np.random.Generator, greedy: bool) -> Decision:
+        if self._uniform and not greedy:
+            # An explorer: every allowed option alike, whatever the parameters. One
+            # draw of the generator, as a sampled choice takes.
+            assert d.x is not None
+            n = d.x.shape[0] + 1 if d.head == "node" else self.layout.options[d.head]
+            d.chosen = min(n - 1, int(rng.random() * n))
+            d.logprob = -math.log(n)
+            return d
         # Choices have a handful of options: plain floats beat NumPy's per-call
         # overhead here, and this runs ~10 times a rollout.
-        z = self._logits_memo.get(d.key) if d.key is not None else None
+        # A prospect's own weights change the logits of the same inputs: keyed apart.
+        key = d.key if d.own is None or d.key is None else (d.own, d.key)
+        z = self._logits_memo.get(key) if key is not None else None
         if z is None:
             z = self.logits(d, self.theta).tolist()
-            if d.key is not None:
+            if key is not None:
                 if len(self._logits_memo) >= EMAIL_CACHE_SIZE:
                     self._logits_memo.clear()
-                self._logits_memo[d.key] = z
+                self._logits_memo[key] = z
         m = max(z)
         t = self.temperature
         if t != 1.0 and not greedy:
@@ -241,19 +288,61 @@ class EmbeddedPolicy(PolicyBase):
         gates the reward), so with every member walking its own way the style heads
         learn from noise; a pair that differs only in style gives them a clean
         comparison (the trainer credits style decisions against rollouts of the same
-        walk). Half as many distinct walks per group is the price."""
+        walk). Half as many distinct walks per group is the price.
+
+        The last pairs, `explore_share` of the group (rounded to whole pairs), are
+        explorers: they walk and choose a style uniformly among the allowed options
+        (broad exploration early in a run, as epsilon-greedy's mixture; the trainer
+        decays the share). They are marked `explore` in their metadata."""
         seeds = rng.integers(0, 2**63 - 1, size=(len(metas) + 1) // 2)
-        return [
-            rollout(
-                self,
-                env,
-                np.random.default_rng(int(seeds[j // 2])),
-                m,
-                greedy=greedy,
-                style_rng=rng,
-            )
-            for j, m in enumerate(metas)
-        ]
+        if self.avoid_repeats and not greedy:
+            seen = self.seen_emails.setdefault(env.scenario.id, set())
+            if len(seen) >= SEEN_CAP:  # bounded; cleared whole, so resumes clear alike
+                seen.clear()
+        n_explore = 0 if greedy else min(len(metas), 2 * round(self.explore_share * len(metas) / 2))
+        first_explorer = len(metas) - n_explore
+        out = []
+        for j, m in enumerate(metas):
+            explorer = j >= first_explorer
+            self._uniform = explorer
+            try:
+                t = rollout(
+                    self,
+                    env,
+                    np.random.default_rng(int(seeds[j // 2])),
+                    m,
+                    greedy=greedy,
+                    style_rng=rng,
+                )
+            finally:
+                self._uniform = False
+            if explorer:
+                t.metadata = t.metadata.model_copy(update={"explore": True})
+            out.append(t)
+        return out
+
+    # -- a decision kept across iterations (self-imitation's elite) -------------------
+    def decision_to_json(self, d: Decision) -> dict[str, Any]:
+        """What re-scoring the decision needs, as JSON: floats round-trip exactly, so
+        a resumed trainer scores it bit-for-bit as the uninterrupted one did."""
+        assert d.x is not None
+        out: dict[str, Any] = {"head": d.head, "chosen": d.chosen, "x": d.x.tolist()}
+        if d.psi is not None:
+            out["psi"] = d.psi.tolist()
+        if d.own is not None:
+            out["own"] = d.own
+        return out
+
+    def decision_from_json(self, obj: dict[str, Any]) -> Decision:
+        psi = obj.get("psi")
+        return Decision(
+            head=str(obj["head"]),
+            chosen=int(obj["chosen"]),
+            logprob=0.0,
+            x=np.asarray(obj["x"], dtype=float),
+            psi=None if psi is None else np.asarray(psi, dtype=float),
+            own=obj.get("own"),
+        )
 
     # -- persistence ----------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
@@ -264,6 +353,8 @@ class EmbeddedPolicy(PolicyBase):
             "style_context": list(STYLE_CONTEXT),
             "style_heads": {n: k for n, k in STYLE_HEADS},
             "theta": self.theta.tolist(),
+            # Sorted by scenario id: the file is byte-identical whatever the order trained.
+            "personal": {sid: self.personal[sid].tolist() for sid in sorted(self.personal)},
             "readable": self.readable(),
         }
 
@@ -275,6 +366,13 @@ class EmbeddedPolicy(PolicyBase):
             or state.get("style_context") != list(STYLE_CONTEXT)
         ):
             raise ValueError("policy state belongs to a different version of the embedded policy")
+        # States written before prospects had their own weights have none.
+        personal = {
+            str(sid): np.asarray(v, dtype=float) for sid, v in (state.get("personal") or {}).items()
+        }
+        if any(v.shape != theta.shape for v in personal.values()):
+            raise ValueError("policy state belongs to a different version of the embedded policy")
+        self.personal = personal
         self.theta = theta
 
     def readable(self) -> dict[str, Any]:

@@ -1,0 +1,164 @@
+"""Exploration that a run's search can count on, and a greedy policy that keeps what
+it found: uniform explorers early, no email sampled twice, self-imitation (SIL)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from codreamer.agent.policies.embedded import EmbeddedPolicy
+from codreamer.agent.rollout import RolloutEnv, rollout
+from codreamer.agent.tools import AgentTools
+from codreamer.agent.trajectory import TrajectoryMeta
+from codreamer.graph.scores import NodeScores
+from codreamer.graph.store import GraphStore
+from codreamer.loaders import load_scenarios
+from codreamer.train.config import GRPOConfig
+from codreamer.train.grpo import GRPOTrainer
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def env(shared_kg: Path) -> RolloutEnv:
+    store = GraphStore.from_json(json.loads((shared_kg / "synthetic-data-16.json").read_text()))
+    scenario = load_scenarios(REPO / "data" / "scenarios.json")[0]
+    return RolloutEnv(store, AgentTools(store, NodeScores(store.nodes)), scenario, 5)
+
+
+def _metas(n: int, sid: str) -> list[TrajectoryMeta]:
+    return [TrajectoryMeta(trajectory_id=f"t{j}", scenario_id=sid, iteration=1) for j in range(n)]
+
+
+def _email(t) -> tuple:
+    return (tuple(t.final_email.citations), tuple(sorted((t.metadata.style or {}).items())))
+
+
+def _greedy(policy: EmbeddedPolicy, env: RolloutEnv):
+    meta = TrajectoryMeta(trajectory_id="g", scenario_id=env.scenario.id, iteration=1)
+    return rollout(policy, env, np.random.default_rng(0), meta, greedy=True)
+
+
+def test_self_imitation_makes_the_greedy_email_the_best_one_judged(env: RolloutEnv) -> None:
+    """One group of an untrained policy; the email judged best is neither the greedy
+    one nor the most frequent. After one trainer step the greedy policy writes it."""
+    policy = EmbeddedPolicy(env.store)
+    policy.explore_share = 0.0
+    group = policy.rollout_group(env, np.random.default_rng(5), _metas(16, env.scenario.id))
+    before = _email(_greedy(policy, env))
+    best = next(t for t in reversed(group) if _email(t) != before)
+    for t in group:
+        t.reward = 1.0 if t is best else 0.2
+    cfg = GRPOConfig(explore_share=0.0)
+    GRPOTrainer(policy, cfg).step(policy, [group])
+    assert _email(_greedy(policy, env)) == _email(best)
+
+    # Without self-imitation the same single step leaves the greedy email elsewhere:
+    # one GRPO step alone does not carry the policy to a once-seen email.
+    plain = EmbeddedPolicy(env.store)
+    GRPOTrainer(plain, GRPOConfig(explore_share=0.0, sil_coef=0.0)).step(plain, [group])
+    assert _email(_greedy(plain, env)) != _email(best)
+
+
+def test_explorers_and_no_repeats_sample_more_distinct_emails(env: RolloutEnv) -> None:
+    """A sharpened policy samples the same few emails again and again; with a share of
+    uniform explorers and repeats redrawn, a group of the same size holds at least
+    twice as many distinct emails."""
+    sharp = np.random.default_rng(7).normal(0, 3.0, EmbeddedPolicy(env.store).theta.shape)
+
+    def group(explore: float, avoid: bool) -> list:
+        policy = EmbeddedPolicy(env.store)
+        policy.theta = sharp.copy()
+        trainer = GRPOTrainer(policy, GRPOConfig(explore_share=explore, avoid_repeats=avoid))
+        assert policy.explore_share == explore and policy.avoid_repeats is avoid
+        del trainer
+        return policy.rollout_group(env, np.random.default_rng(3), _metas(16, env.scenario.id))
+
+    before = group(0.0, False)
+    after = group(0.5, True)
+    assert not any(t.metadata.explore for t in before)
+    assert [t.metadata.explore for t in after] == [False] * 8 + [True] * 8
+    distinct_before = len({_email(t) for t in before})
+    distinct_after = len({_email(t) for t in after})
+    assert distinct_before < 8 and distinct_after >= 2 * distinct_before, (
+        distinct_before,
+        distinct_after,
+    )
+
+
+def test_explorers_take_no_part_in_the_surrogate_nor_its_baseline(env: RolloutEnv) -> None:
+    """Uniform draws are off-policy: a group of explorers alone, with spread rewards,
+    moves nothing when self-imitation and the entropy bonus are off; nor do they in a
+    group whose on-policy emails all scored alike (were they in the baseline, those
+    emails would all look better than it and be reinforced)."""
+    policy = EmbeddedPolicy(env.store)
+    policy.explore_share = 1.0
+    group = policy.rollout_group(env, np.random.default_rng(1), _metas(8, env.scenario.id))
+    assert all(t.metadata.explore for t in group)
+    for i, t in enumerate(group):
+        t.reward = i / 8
+    before = policy.theta.copy()
+    cfg = GRPOConfig(sil_coef=0.0, entropy_coef=0.0)
+    stats = GRPOTrainer(policy, cfg).step(policy, [group])
+    assert stats["trajectories"] == 0.0
+    assert np.array_equal(before, policy.theta)
+    # The same group, drawn by the policy itself, does move it.
+    own = EmbeddedPolicy(env.store)
+    group = own.rollout_group(env, np.random.default_rng(1), _metas(8, env.scenario.id))
+    for i, t in enumerate(group):
+        t.reward = i / 8
+    GRPOTrainer(own, cfg).step(own, [group])
+    assert not np.array_equal(before, own.theta)
+    # Half explorers scoring low, half the policy's own emails scoring alike.
+    mixed = EmbeddedPolicy(env.store)
+    mixed.explore_share = 0.5
+    group = mixed.rollout_group(env, np.random.default_rng(1), _metas(8, env.scenario.id))
+    assert [t.metadata.explore for t in group] == [False] * 4 + [True] * 4
+    for t in group:
+        t.reward = 0.1 if t.metadata.explore else 0.8
+    GRPOTrainer(mixed, cfg).step(mixed, [group])
+    assert np.array_equal(before, mixed.theta)
+
+
+def test_self_imitation_moves_the_prospects_own_weights_not_the_shared_ones(
+    env: RolloutEnv,
+) -> None:
+    """The elite becomes the trained prospect's greedy email through its own weights:
+    the shared weights end as GRPO alone leaves them, and a prospect the policy never
+    trained on gets the shared weights' greedy email, not the trained one's."""
+    policy = EmbeddedPolicy(env.store)
+    group = policy.rollout_group(env, np.random.default_rng(5), _metas(16, env.scenario.id))
+    before = _email(_greedy(policy, env))
+    best = next(t for t in reversed(group) if _email(t) != before)
+    for t in group:
+        t.reward = 1.0 if t is best else 0.2
+    GRPOTrainer(policy, GRPOConfig(explore_share=0.0)).step(policy, [group])
+    plain = EmbeddedPolicy(env.store)
+    GRPOTrainer(plain, GRPOConfig(explore_share=0.0, sil_coef=0.0)).step(plain, [group])
+    assert np.array_equal(policy.theta, plain.theta)
+    assert set(policy.personal) == {env.scenario.id} and not plain.personal
+    # Meaning matches are for a prospect's own weights: the shared ones keep them at 0.
+    own_only = policy.layout.own_only
+    assert not policy.theta[own_only].any() and policy.personal[env.scenario.id][own_only].any()
+    assert _email(_greedy(policy, env)) == _email(best) != _email(_greedy(plain, env))
+    other = load_scenarios(REPO / "data" / "scenarios.json")[3]
+    unseen = RolloutEnv(env.store, env.tools, other, env.depth)
+    assert _email(_greedy(policy, unseen)) == _email(_greedy(plain, unseen))
+    # Sampled emails are drawn from the shared weights, the trained prospect's too.
+    policy.avoid_repeats = plain.avoid_repeats = False  # only `policy` has sampled yet
+    again = [_email(t) for t in policy.rollout_group(env, np.random.default_rng(9), _metas(8, "x"))]
+    shared = [_email(t) for t in plain.rollout_group(env, np.random.default_rng(9), _metas(8, "x"))]
+    assert again == shared
+
+
+def test_exploration_share_decays_as_configured(env: RolloutEnv) -> None:
+    policy = EmbeddedPolicy(env.store)
+    trainer = GRPOTrainer(policy, GRPOConfig(explore_share=0.5, explore_decay=0.5))
+    group = policy.rollout_group(env, np.random.default_rng(2), _metas(8, env.scenario.id))
+    for i, t in enumerate(group):
+        t.reward = i / 8
+    stats = trainer.step(policy, [group])
+    assert stats["explore_share"] == 0.5 and policy.explore_share == 0.25
