@@ -21,7 +21,9 @@ _MODEL: Any = None
 DIM = 256
 
 
-def _model() -> Any:
+def model() -> Any:
+    """The WordLlama model, loaded once per process from its own wheel (no network);
+    the judge's meaning module shares it."""
     global _MODEL
     if _MODEL is None:
         with _LOCK:
@@ -43,6 +45,6 @@ def embed(texts: list[str]) -> np.ndarray:
     out = np.zeros((len(clean), DIM))
     todo = [i for i, t in enumerate(clean) if t]
     if todo:
-        vecs = np.asarray(_model().embed([clean[i] for i in todo], norm=True), dtype=float)
+        vecs = np.asarray(model().embed([clean[i] for i in todo], norm=True), dtype=float)
         out[todo] = vecs
     return out

@@ -22,36 +22,24 @@ and one mean; the result equals the model's own embedding for single-spaced text
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 import numpy as np
 
-_LOCK = threading.Lock()
-_MODEL: Any = None
+from codreamer.agent.policies.meaning import DIM  # the model's Matryoshka width
+from codreamer.agent.policies.meaning import model as wordllama_model
+
 _MATRIX: np.ndarray | None = None
 _CHUNK_IDS: dict[str, list[int]] = {}
 _CHUNK_MAX = 500_000
 _MEMO: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # text -> (unit, token sum)
 _MEMO_MAX = 200_000
-DIM = 256  # the model's Matryoshka dimension used here (its full width)
 
 
 def _model() -> Any:
-    global _MODEL
-    if _MODEL is None:
-        with _LOCK:
-            if _MODEL is None:
-                # Deferred: the tokenizer and weights cost ~0.1 s and 60 MB, paid only
-                # by processes that judge.
-                import os
-
-                import wordllama
-                from wordllama import WordLlama
-
-                folder = os.path.dirname(wordllama.__file__)
-                _MODEL = WordLlama.load(cache_dir=folder, disable_download=True, dim=DIM)
-    return _MODEL
+    # One model per process, shared with the policy's features: the tokenizer and
+    # weights cost ~0.1 s and 60 MB, paid only by processes that judge or embed.
+    return wordllama_model()
 
 
 def _matrix() -> np.ndarray:
