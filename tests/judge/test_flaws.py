@@ -111,3 +111,16 @@ def test_a_company_name_ending_in_a_number_is_no_key_in_the_subject() -> None:
     assert "names a graph node" not in ok.reason, ok.reason
     key = JUDGE.judge(_email("Latency 0 at Studio 7"), studio).criteria["naturalness"]
     assert "names a graph node" in key.reason, key.reason
+
+
+def test_a_time_of_day_ends_no_sentence_before_a_lower_case_word() -> None:
+    # "from 8 to 11 a.m. and many calls ..." is one sentence, not a broken second one;
+    # "8 a.m. Call us" is still two.
+    email = _email(
+        extra="Phones ring from 8 to 11 a.m. and many calls go to voicemail. "
+        "We open at 8 a.m. Call us then.\n\n"
+    )
+    grammar = JUDGE.judge(email, SCENARIO).criteria["grammar"]
+    assert grammar.score == 1.0, grammar.reason
+    broken = _email(extra="Phones ring from 8 to 11. and many calls go to voicemail.\n\n")
+    assert JUDGE.judge(broken, SCENARIO).criteria["grammar"].score < 1.0

@@ -155,6 +155,9 @@ def goal_object(goal: str) -> str:
     return g[m.end() :] if m else ""
 
 
+_WORD = re.compile(r"(?<![\w@./])[A-Za-z][\w'-]*(?![\w@]|\.\w)")
+
+
 def _common_shape(word: str) -> bool:
     """An adverb, a participle or a gerund is never a name ("Efficiently", "Rushed")."""
     return word.endswith(("ly", "ing", "ed")) and len(word) > 4
@@ -170,10 +173,12 @@ class Vocabulary:
         caps: set[str] = set()
         for t in texts:
             # not inside an address or a domain ("reviewly.io" is still Reviewly)
-            words = re.findall(r"(?<![\w@./])[A-Za-z][\w'-]*(?![\w@]|\.\w)", t)
-            lower.update(w for w in words if w[0].islower())
-            for prev, w in zip(words, words[1:], strict=False):
-                if w[0].isupper() and not prev.endswith((".", "!", "?", ":")):
+            found = list(_WORD.finditer(t))
+            lower.update(m.group() for m in found if m.group()[0].islower())
+            for m in found[1:]:
+                w = m.group()
+                # capitalised where no sentence starts ("volume. Front-desk" is a start)
+                if w[0].isupper() and not t[: m.start()].rstrip().endswith((".", "!", "?", ":")):
                     caps.add(w.removesuffix("'s"))
         self.lower = frozenset(w.lower() for w in lower)
         self.caps = frozenset(caps)
@@ -198,7 +203,14 @@ class Vocabulary:
         if w in self.caps:  # capitalised mid-sentence somewhere in the graph: a name
             return True
         low = w.lower()
-        return not (low in self.lower or low in _ALWAYS_LOWER or _common_shape(low))
+        if "-" in low.strip("-") and not self._common(low):
+            # "Front-desk" opening the notes: a compound of common words is common
+            parts = [x for x in low.split("-") if x]
+            return not all(self._common(x) for x in parts)
+        return not self._common(low)
+
+    def _common(self, low: str) -> bool:
+        return low in self.lower or low in _ALWAYS_LOWER or _common_shape(low)
 
     def for_names(self, names: list[str]) -> Vocabulary:
         """This graph's vocabulary with the names of one email's people and companies

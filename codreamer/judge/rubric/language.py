@@ -127,6 +127,7 @@ class Sentence:
 _ABBREVIATIONS = frozenset(
     ("dr.", "mr.", "ms.", "mrs.", "prof.", "st.", "vs.", "e.g.", "i.e.", "etc.", "inc.", "ltd.")
 )
+_DOTTED = re.compile(r"(?:^|\s)(?:[A-Za-z]\.){2,}$")  # a.m., p.m., U.S.
 # The whitespace after an end mark: `(?<=[.!?])\s+`, written to start with the space
 # itself so that `re` skips to candidate characters instead of trying every position
 # (same matches: a space whose previous character is an end mark, and the run after).
@@ -152,7 +153,12 @@ def sentences(body: str) -> list[Sentence]:
         if "." in line or "!" in line or "?" in line:
             merged: list[str] = []
             for part in _LINE_SPLIT.split(line):
-                if merged and merged[-1].rsplit(None, 1)[-1].lower() in _ABBREVIATIONS:
+                if merged and (
+                    merged[-1].rsplit(None, 1)[-1].lower() in _ABBREVIATIONS
+                    # "from 8 to 11 a.m. and many calls ...": a dotted abbreviation
+                    # followed by a lower-case word ends no sentence
+                    or (part[:1].islower() and _DOTTED.search(merged[-1]) is not None)
+                ):
                     merged[-1] = f"{merged[-1]} {part}"
                 else:
                     merged.append(part)
