@@ -153,11 +153,14 @@ def sentences(body: str) -> list[Sentence]:
         if "." in line or "!" in line or "?" in line:
             merged: list[str] = []
             for part in _LINE_SPLIT.split(line):
-                if merged and (
-                    merged[-1].rsplit(None, 1)[-1].lower() in _ABBREVIATIONS
-                    # "from 8 to 11 a.m. and many calls ...": a dotted abbreviation
-                    # followed by a lower-case word ends no sentence
-                    or (part[:1].islower() and _DOTTED.search(merged[-1]) is not None)
+                if (
+                    merged
+                    and (
+                        merged[-1].rsplit(None, 1)[-1].lower() in _ABBREVIATIONS
+                        # "from 8 to 11 a.m. and many calls ...": a dotted abbreviation
+                        # followed by a lower-case word ends no sentence
+                        or (part[:1].islower() and _DOTTED.search(merged[-1]) is not None)
+                    )
                 ):
                     merged[-1] = f"{merged[-1]} {part}"
                 else:
