@@ -307,7 +307,7 @@ class GRPOTrainer:
         -> 0.87 of their oracle). Returns the steps taken and the last mean
         log-probability."""
         cfg = self.config
-        size = policy.theta.size
+        size = getattr(policy, "own_size", policy.theta.size)
         adam = self.own_adam.setdefault(sid, AdamState.zeros(size))
         own = policy.personal.get(sid)
         own = np.zeros(size) if own is None else own

@@ -162,3 +162,47 @@ def test_exploration_share_decays_as_configured(env: RolloutEnv) -> None:
         t.reward = i / 8
     stats = trainer.step(policy, [group])
     assert stats["explore_share"] == 0.5 and policy.explore_share == 0.25
+
+
+def test_self_imitation_tells_apart_siblings_whose_features_are_alike() -> None:
+    """Two steps with the same text, relation and rationale give every feature alike,
+    so weights over features cannot prefer one: the prospect's own per-node biases
+    make the elite's sibling, whichever it is, its greedy choice."""
+    same = "Reconciles returns by hand at month end, which delays the close."
+    edge = {"relationship": "causes", "rationale": "Manual work delays the close."}
+    data = [
+        {
+            "id": "Customer Job",
+            "content": "Runs finance for a retailer.",
+            "edge": [{"target_id": n, **edge} for n in ("Step A", "Step B")],
+        },
+        *(
+            {
+                "id": n,
+                "content": same,
+                "edge": [{"target_id": "Product Feature", **edge, "relationship": "is solved by"}],
+            }
+            for n in ("Step A", "Step B")
+        ),
+        {"id": "Product Feature", "content": "We match returns to refunds.", "edge": []},
+    ]
+    store = GraphStore.from_json(data)
+    scenario = load_scenarios(REPO / "data" / "scenarios.json")[0]
+    env = RolloutEnv(store, AgentTools(store, NodeScores(store.nodes)), scenario, 3)
+    for elite_step in ("Step A", "Step B"):
+        policy = EmbeddedPolicy(store)
+        policy.explore_share = 0.0
+        group = policy.rollout_group(env, np.random.default_rng(1), _metas(16, scenario.id))
+        best = next(t for t in group if elite_step in t.final_email.citations)
+        for t in group:
+            t.reward = 1.0 if t is best else 0.2
+        GRPOTrainer(policy, GRPOConfig(explore_share=0.0)).step(policy, [group])
+        # Strictly: a tie would be broken by each greedy rollout's own generator.
+        for seed in range(8):
+            meta = TrajectoryMeta(trajectory_id="g", scenario_id=scenario.id, iteration=1)
+            g = rollout(policy, env, np.random.default_rng(seed), meta, greedy=True)
+            assert elite_step in g.final_email.citations, seed
+        # State round-trips, biases included.
+        again = EmbeddedPolicy(store)
+        again.load_state_dict(json.loads(json.dumps(policy.state_dict())))
+        assert _email(_greedy(again, env)) == _email(_greedy(policy, env))

@@ -159,6 +159,15 @@ class EmbeddedPolicy(PolicyBase):
     def invalidate(self) -> None:
         self._logits_memo.clear()
 
+    @property
+    def own_size(self) -> int:
+        """Size of a prospect's own weights: the shared layout, then one bias per node
+        of the graph. The biases are tabular: they tell apart nodes whose features are
+        alike (siblings that differ only by name), so self-imitation can make any
+        elite walk the prospect's greedy one; they never reach the shared weights, so
+        they cannot over-fit what transfers to other prospects."""
+        return self.layout.size + len(self.node_ids)
+
     def set_personal(self, scenario_id: str, delta: np.ndarray) -> None:
         """Sets a prospect's own weights (drops the logits memo, as theta's setter)."""
         self.personal[scenario_id] = delta
@@ -182,12 +191,14 @@ class EmbeddedPolicy(PolicyBase):
         assert d.x is not None
         own = self.personal.get(d.own) if d.own is not None else None
         if own is not None:
-            theta = theta + own
+            theta = theta + own[: lay.size]
         if d.head == "node":
             assert d.psi is not None
             z = np.empty(d.x.shape[0] + 1)
             z[:-1] = d.x @ theta[lay.w]
             z[-1] = d.psi @ theta[lay.v]
+            if own is not None and d.cand is not None:
+                z[:-1] += own[lay.size + d.cand]  # the prospect's own bias per node
             return z
         w = theta[lay.style[d.head]].reshape(lay.options[d.head], _P)
         return w @ d.x
@@ -211,13 +222,17 @@ class EmbeddedPolicy(PolicyBase):
         return h, -p * (lp + h) / t
 
     def add_grad(self, d: Decision, g: np.ndarray, scale: float, out: np.ndarray) -> None:
-        """out += scale * d(logits)/d(theta)^T g: the chain rule through the linear logits."""
+        """out += scale * d(logits)/d(theta)^T g: the chain rule through the linear logits.
+        `out` the size of a prospect's own weights (`own_size`) also takes the
+        gradient of its per-node biases."""
         lay = self.layout
         assert d.x is not None
         if d.head == "node":
             assert d.psi is not None
             out[lay.w] += d.x.T @ (g[:-1] * scale)
             out[lay.v] += d.psi * (g[-1] * scale)
+            if out.size > lay.size and d.cand is not None:
+                np.add.at(out, lay.size + d.cand, g[:-1] * scale)
         else:
             out[lay.style[d.head]] += np.outer(g * scale, d.x).ravel()
 
@@ -331,6 +346,8 @@ class EmbeddedPolicy(PolicyBase):
             out["psi"] = d.psi.tolist()
         if d.own is not None:
             out["own"] = d.own
+        if d.cand is not None:
+            out["cand"] = [int(c) for c in d.cand]
         return out
 
     def decision_from_json(self, obj: dict[str, Any]) -> Decision:
@@ -342,6 +359,7 @@ class EmbeddedPolicy(PolicyBase):
             x=np.asarray(obj["x"], dtype=float),
             psi=None if psi is None else np.asarray(psi, dtype=float),
             own=obj.get("own"),
+            cand=None if obj.get("cand") is None else np.asarray(obj["cand"], dtype=np.intp),
         )
 
     # -- persistence ----------------------------------------------------------------
@@ -370,7 +388,13 @@ class EmbeddedPolicy(PolicyBase):
         personal = {
             str(sid): np.asarray(v, dtype=float) for sid, v in (state.get("personal") or {}).items()
         }
-        if any(v.shape != theta.shape for v in personal.values()):
+        own = self.own_size
+        # States written before the per-node biases: the same weights, biases at zero.
+        personal = {
+            sid: np.concatenate([v, np.zeros(own - v.size)]) if v.shape == theta.shape else v
+            for sid, v in personal.items()
+        }
+        if any(v.shape != (own,) for v in personal.values()):
             raise ValueError("policy state belongs to a different version of the embedded policy")
         self.personal = personal
         self.theta = theta
