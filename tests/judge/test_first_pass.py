@@ -24,6 +24,9 @@ PATTERN_SETS = [
     [semantic._FREQUENCY],
     [semantic._NEGATED],
     [semantic._SOCIAL_PROOF],
+    # The shared first passes of `screens`.
+    [flaws._THREAD_BODY, flaws._URGENCY, flaws._GUARANTEE, natural._STOCK],
+    [semantic._SOCIAL_PROOF, natural._AUTHOR_NOTE, natural._DEFINITION],
     [re.compile(r"\b(?:a|bc)d\b|x+y|\(again\)|-{2,} ?message|(?:q|r)?s")],
     [re.compile(r"\b\(again\)|\b(?:potential )?overlaps?|a{2}b|c{1,3}d\b|\bz{2,}|\b-x")],
 ]

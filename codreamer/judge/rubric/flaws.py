@@ -157,11 +157,16 @@ def _misspelt_company(email: EmailText, info: ScenarioInfo, known: str) -> str |
 
 
 def deception(
-    email: EmailText, info: ScenarioInfo, subject_fit: float | None, known: str
+    email: EmailText,
+    info: ScenarioInfo,
+    subject_fit: float | None,
+    known: str,
+    maybe_phrases: bool = True,
 ) -> tuple[float, str]:
     """(score, reason). `subject_fit`: how close the subject is to the body in meaning
     (None when not measured); `known`: lower-case text of everything the email may
-    name (graph, scenario, sender)."""
+    name (graph, scenario, sender); `maybe_phrases`: False when a shared first pass
+    (`screens.screen`) found none of the body patterns in the subject and body."""
     found: list[tuple[str, float]] = []
     subject = email.subject or ""
     if _THREAD_SUBJECT.match(subject):
@@ -169,7 +174,7 @@ def deception(
     low = f"{subject}\n{email.body}".lower()
     # One scan for the three body patterns; only an email it matches is read with
     # each (the body's lower case is the tail of `low`, after a newline).
-    if _ANY_DECEIT.found(low):
+    if maybe_phrases and _ANY_DECEIT.found(low):
         if (m := _THREAD_BODY.search(email.lower)) is not None:
             found.append((f"pretends an earlier exchange {m.group(0)[:40]!r}", 0.6))
         urgent = [m.group(0) for m in _URGENCY.finditer(low)]

@@ -67,6 +67,7 @@ from codreamer.judge.rubric.graph_criteria import (
 from codreamer.judge.rubric.graph_index import GraphIndex
 from codreamer.judge.rubric.meaning import embed
 from codreamer.judge.rubric.natural import graph_spans, naturalness, vocabulary
+from codreamer.judge.rubric.screens import screen
 from codreamer.judge.rubric.semantic import (
     GraphVectors,
     contradiction,
@@ -279,6 +280,7 @@ class RubricJudge:
         product_shown = True
         pasted = 0.0
         ev = email_vectors(text.subject, [s.text for s in text.prose])
+        screened = screen(text)  # shared first passes: most emails skip several scans
         allowed_lower = allowed.lower()
         # str.lower maps a space to itself and no case rule reads across one, so
         # lowering the parts equals lowering the whole; the graph's part is lowered once.
@@ -296,7 +298,9 @@ class RubricJudge:
             pasted = pasted_share(index, text)
             results["argument"] = argument(index, cites, text)
             results["grounding"] = grounding(cites, text, claim_list, pasted, by_meaning)
-            results["contradiction"] = contradiction(ev, cites.resolved, gv, allowed_lower)
+            results["contradiction"] = contradiction(
+                ev, cites.resolved, gv, allowed_lower, screened.prose
+            )
             results["product"] = product(ev, gv)
             results["own_job"] = own_job(ev, gv)
             # Which feature fits is read against notes only: a title and an industry
@@ -333,12 +337,14 @@ class RubricJudge:
         results["concision"] = concision(text)
         results["readability"] = readability(text)
         results["english"] = english(text)
-        results["deception"] = deception(text, info, subject_fit(ev, gv, view.profile), known)
+        results["deception"] = deception(
+            text, info, subject_fit(ev, gv, view.profile), known, screened.subject_and_body
+        )
         results["tone"] = tone(text)
         results["grammar"] = grammar(text, self._lower)
         results["naturalness"] = naturalness(
             text, view.vocab, scenario.prospect.notes or "", self.spans,
-            scenario.prospect.company or "",
+            scenario.prospect.company or "", screened,
         )  # fmt: skip
         mult, why, _ = sendability(
             text, info, index, claim_list, product_shown, pasted, found_asks, sender

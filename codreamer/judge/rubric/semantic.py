@@ -457,11 +457,13 @@ def subject_fit(ev: EmailVectors, gv: GraphVectors | None, profile: np.ndarray |
 
 
 def contradiction(
-    ev: EmailVectors, cited: list[str], gv: GraphVectors, known: str
+    ev: EmailVectors, cited: list[str], gv: GraphVectors, known: str, maybe_proof: bool = True
 ) -> tuple[float, str]:
     """Sentences that speak of a cited fact but state other numbers or the opposite;
     invented customers, case studies and results. `known`: lower-case text of
-    everything the email may name without a citation (scenario, sender)."""
+    everything the email may name without a citation (scenario, sender);
+    `maybe_proof`: False when a shared first pass (`screens.screen`) found no social
+    proof in the prose (its sentences, `ev.sentences`)."""
     found: list[tuple[str, float]] = []
     facts = [c for c in cited if c in gv.sentence_vecs]
     known_numbers: set[str] | None = None
@@ -538,7 +540,7 @@ def contradiction(
     unsupported = [r for r in results if not (numbers(r, words=False) & gv.all_numbers)]
     if unsupported:
         found.append((f"a result the graph does not state {unsupported[0][:40]!r}", 0.5))
-    elif (proof := _unsupported_proof(ev.sentences, gv, known)) is not None:
+    elif maybe_proof and (proof := _unsupported_proof(ev.sentences, gv, known)) is not None:
         found.append((f"social proof the graph does not state {proof[:40]!r}", 0.5))
     if not found:
         return 1.0, "no claim against the cited facts"
