@@ -200,8 +200,17 @@ _UNIT_NAME = {"meter": "m", "metre": "m", "kilometer": "km", "kilometre": "km",
 _FEW = frozenset(["a few", "few", "several", "a couple of"])
 
 
+# Every match of `_MEASURE` holds one of these (its unit, "kilometer" holding "meter"):
+# a text with none of them (most sentences) skips the scan, which `re` would enter at
+# every character to test the leading `\b`.
+_UNIT_STEMS = ("second", "minute", "hour", "day", "week", "month", "year", "meter", "metre",
+               "km", "mile", "foot", "feet")  # fmt: skip
+
+
 def measures(low: str) -> frozenset[tuple[str, str]]:
     """(amount, unit) pairs of a lower-case text; "a few" and its kin are one amount."""
+    if not any(u in low for u in _UNIT_STEMS):
+        return frozenset()
     out = set()
     for n, u in _MEASURE.findall(low):
         amount = "few" if n in _FEW else _WORDNUM.get(n, n.replace(",", ""))
@@ -304,6 +313,7 @@ class GraphVectors:
     )
     _reach: dict[bytes, tuple[float, float]] = field(default_factory=dict, repr=False)
     _facts: dict[str, _Fact] = field(default_factory=dict, repr=False)
+    _measured: dict[tuple[str, ...], list[str]] = field(default_factory=dict, repr=False)
     features: list[str] = field(init=False, repr=False)  # Product Feature nodes, in order
 
     def __post_init__(self) -> None:
@@ -320,6 +330,17 @@ class GraphVectors:
                 numbers(sentence, words=False), words, _frequencies(low), fwords,
                 {stem(w.strip(".,;:()\"'")): i for i, w in enumerate(fwords)}, measures(low),
             )  # fmt: skip
+        return hit
+
+    def measured(self, facts: tuple[str, ...]) -> list[str]:
+        """The sentences of these nodes that state a quantity with a unit, made once
+        per citation set (as `stacked`)."""
+        hit = self._measured.get(facts)
+        if hit is None:
+            hit = [s for c in facts for s in self.sentences[c] if self.fact(s).measures]
+            if len(self._measured) > 20_000:
+                self._measured.clear()
+            self._measured[facts] = hit
         return hit
 
     def stacked(self, facts: tuple[str, ...]) -> tuple[list[tuple[str, str]], np.ndarray]:
@@ -466,9 +487,10 @@ def contradiction(
     proof in the prose (its sentences, `ev.sentences`)."""
     found: list[tuple[str, float]] = []
     facts = [c for c in cited if c in gv.sentence_vecs]
+    key = tuple(facts)
     known_numbers: set[str] | None = None
     if facts and ev.vecs.shape[0]:
-        node_sents, mat = gv.stacked(tuple(facts))
+        node_sents, mat = gv.stacked(key)
         sims = ev.vecs @ mat.T
         nearest = sims.argmax(axis=1).tolist()  # each row's first best, as argmax per row
         for i, sent in enumerate(ev.sentences):
@@ -525,7 +547,7 @@ def contradiction(
             if flips:
                 found.append((f"states the opposite ({flips[0]!r}) of {node[:30]!r}", 0.6))
     if facts:
-        clash = _measure_clash(ev.sentences, [s for f in facts for s in gv.sentences[f]], gv, known)
+        clash = _measure_clash(ev.sentences, gv.measured(key), gv, known)
         if clash:
             found.append((clash, 0.6))
     body = " ".join(ev.sentences)
@@ -575,8 +597,8 @@ def _measure_clash(
     (half its words shared) stating a quantity of the same kind: "roughly every two
     hours" for "roughly every two minutes", "within 100 meters" for "a few meters".
     Matched by words, not meaning: a changed quantity moves the sentence's meaning
-    away from the fact it misquotes."""
-    facts = [f for f in facts if gv.fact(f).measures]
+    away from the fact it misquotes. `facts`: the cited sentences that state a
+    quantity (`GraphVectors.measured`)."""
     if not facts:
         return None  # no cited fact states a quantity: nothing to misquote
     told = [(s, ms) for s in sentences if (ms := measures(s.lower()) - gv.all_measures)]
