@@ -101,7 +101,7 @@ _BAD_URL = re.compile(
     re.IGNORECASE,
 )
 _CAPS_WORD = re.compile(r"\b[A-Z]{4,}\b")
-_CAPS_RUN = re.compile(r"[A-Z]{4}")
+_CAPS_RUN = re.compile(r"[A-Z][A-Z]{3}")  # [A-Z]{4}, written so that `re` skips to capitals
 _SELL_VERBS = frozenset(concept(w) for w in SELL_VERBS)
 _FIRST_PERSON_SELLER = frozenset(("we", "our", "us"))
 
