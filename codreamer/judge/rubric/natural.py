@@ -98,6 +98,24 @@ _NODE_ID_SUBJECT = re.compile(
     r"product feature|customer job|-[0-9a-f]{8}\b|\b[a-z]{3,} \d(?= at\b|\?|$)",
     re.IGNORECASE,
 )
+
+
+def _may_name_node(subject: str) -> bool:
+    """False only when `_NODE_ID_SUBJECT` cannot match: on an ASCII subject (where
+    IGNORECASE is `lower` and `\\d` is [0-9]) every match holds one of the two names,
+    a "-" or a digit. Most subjects hold none, and the pattern, tried at every
+    character, costs more than these tests."""
+    if not subject.isascii():
+        return True
+    low = subject.lower()
+    return (
+        "product feature" in low
+        or "customer job" in low
+        or "-" in subject
+        or any(d in subject for d in "0123456789")
+    )
+
+
 REPEAT_SHARE = 0.7  # of the shorter sentence's content words, found again in another
 PASTE_SPAN = 6  # words: a run this long copied from the graph is pasted, not paraphrased
 
@@ -212,9 +230,9 @@ def naturalness(
     stock = [m.group(0) for m in _STOCK.finditer(whole)] if maybe_stock else []
     if stock:
         found.append((f"stock phrases ({stock[0][:30]!r})", min(0.7, 0.25 * len(stock))))
-    if (m := _NODE_ID_SUBJECT.search(email.subject or "")) is not None and (
-        m.group(0).lower() not in company.lower()
-    ):
+    subject = email.subject or ""
+    m = _NODE_ID_SUBJECT.search(subject) if _may_name_node(subject) else None
+    if m is not None and m.group(0).lower() not in company.lower():
         found.append((f"the subject names a graph node ({m.group(0)!r})", 0.6))
     if prospect_notes and (run := _echo(email.tokens, prospect_notes)) >= 8:
         found.append((f"reads the prospect's notes back word for word ({run} words)", 0.3))

@@ -82,6 +82,13 @@ _FREQUENCY = re.compile(
 )
 _ANY_FREQUENCY = any_of(_FREQUENCY)
 _DIGIT = re.compile(r"\d")  # what every figure pattern here needs (a fast scan)
+_ASCII_DIGIT = re.compile(r"[0-9]")  # `\d` on an ASCII text, tested with a bitmap
+
+
+def _has_digit(text: str) -> bool:
+    return (_ASCII_DIGIT if text.isascii() else _DIGIT).search(text) is not None
+
+
 _FREQ_RANK = {"second": 0, "minute": 1, "real": 1, "live": 1, "instantly": 0,
               "continuously": 1, "hour": 2, "hourly": 2, "day": 3, "daily": 3, "night": 3,
               "nightly": 3, "week": 4, "weekly": 4, "month": 5, "monthly": 5, "quarter": 6,
@@ -178,7 +185,7 @@ def split_sentences(text: str) -> list[str]:
 def numbers(text: str, words: bool = True) -> set[str]:
     low = text.lower()
     # A figure needs a digit: a text without one (most sentences) skips the scan.
-    figures = _NUMBER.findall(low) if _DIGIT.search(low) else []
+    figures = _NUMBER.findall(low) if _has_digit(low) else []
     out = {n.replace(",", "").replace(" ", "") for n in figures}
     if words:
         out.update(_WORDNUM[w] for w in _WORDNUM_RX.findall(low))
@@ -692,7 +699,7 @@ def specificity(body: str, notes: str) -> tuple[float, str]:
     if not want:
         return 1.0, "nothing specific known of the prospect"
     low = body.lower()
-    have = stems(_LOWER_RUN.findall(low)) | set(_FIGURE.findall(low) if _DIGIT.search(low) else ())
+    have = stems(_LOWER_RUN.findall(low)) | set(_FIGURE.findall(low) if _has_digit(low) else ())
     used = sorted(w for w in want if w in have)
     share = len(used) / len(want)
     score = min(1.0, share / 0.35)
