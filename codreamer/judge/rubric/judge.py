@@ -150,6 +150,12 @@ _set_extra = _SLOTS["__pydantic_extra__"].__set__
 _set_private = _SLOTS["__pydantic_private__"].__set__
 
 
+def _round4(x: float) -> float:
+    """round(x, 4), which goes through a decimal string: 0 and 1, most criteria's
+    scores, are their own rounding (and keep their type and sign)."""
+    return x if x == 1.0 or x == 0.0 else round(x, 4)
+
+
 def criterion(score: float, weight: float, reason: str) -> CriterionScore:
     """A CriterionScore of trusted values, built without validation: what pydantic's
     `model_construct` does, minus its per-field bookkeeping (a tenth of a judgement's
@@ -361,8 +367,7 @@ class RubricJudge:
             shares = self.fitted.shares(frozen)
             weights = self._weights[frozen] = {n: round(shares.get(n, 0.0), 4) for n in CRITERIA}
         criteria = {
-            n: criterion(round(clamp(results[n][0]), 4), weights[n], results[n][1])
-            for n in CRITERIA
+            n: criterion(_round4(clamp(results[n][0])), weights[n], results[n][1]) for n in CRITERIA
         }
         return Judgement.model_construct(total=total, criteria=criteria)
 
