@@ -8,7 +8,7 @@ import re
 import pytest
 
 from codreamer.judge.rubric import flaws, natural, semantic
-from codreamer.judge.rubric.first_pass import any_of
+from codreamer.judge.rubric.first_pass import _literal_prefix, any_of
 from tests.support.paths import REPO
 
 CAL = REPO / "benchmarks" / "data" / "calibration"
@@ -23,6 +23,10 @@ PATTERN_SETS = [
     [semantic._PROOF, semantic._RESULT],
     [semantic._FREQUENCY],
     [semantic._NEGATED],
+    [semantic._SOCIAL_PROOF],
+    # The shared first passes of `screens`.
+    [flaws._THREAD_BODY, flaws._URGENCY, flaws._GUARANTEE, natural._STOCK],
+    [semantic._SOCIAL_PROOF, natural._AUTHOR_NOTE, natural._DEFINITION],
     [re.compile(r"\b(?:a|bc)d\b|x+y|\(again\)|-{2,} ?message|(?:q|r)?s")],
     [re.compile(r"\b\(again\)|\b(?:potential )?overlaps?|a{2}b|c{1,3}d\b|\bz{2,}|\b-x")],
 ]
@@ -31,7 +35,10 @@ PATTERN_SETS = [
 def _texts() -> list[str]:
     out = ["", "x", "as we discussed", "(again)", "--- message", "ad", "bcd!", "xy", "s",
            "x(again)", " (again)", "overlap", "potential overlaps", "aab", "ab", "cccd",
-           "ccccd", "zz", "azz", " zz", "-x", "a-x", "cd_", "\nzz"]  # fmt: skip
+           "ccccd", "zz", "azz", " zz", "-x", "a-x", "cd_", "\nzz",
+           # Non-ASCII text takes the Unicode `\W`: a word character on one side.
+           "éad", "—ad", "\u2019ad", "é as we discussed", "—as we discussed", "café study",
+           "top—rated", "élan top-rated", "\xa0zz", "ézz"]  # fmt: skip
     for name in ("calibration.jsonl", "heldout.jsonl", "blind.jsonl"):
         for line in (CAL / name).read_text().splitlines():
             if line.strip():
@@ -80,3 +87,12 @@ def test_writes_as_first_pass_agrees_with_its_pattern() -> None:
         for text in [*_texts(), *extra]:
             low = text.lower()
             assert info.writes_as_any.found(low) == bool(info.writes_as.search(low)), text[:80]
+
+
+@pytest.mark.parametrize(
+    ("rest", "prefix"),
+    [("abc", "abc"), ("ab?c", "a"), (r"\-x", "-x"), ("a+b", "a"), ("x{2}", ""),
+     ("(?:a|b)c", ""), ("a|b", ""), (r"\bq", ""), (r"\.\d", "."), ("ab*", "a")],
+)  # fmt: skip
+def test_a_literal_prefix_is_what_every_match_starts_with(rest: str, prefix: str) -> None:
+    assert _literal_prefix(rest) == prefix

@@ -16,6 +16,15 @@ patterns into a `FirstPass` that reads far fewer positions:
   for a word character), which `re` also skips to;
 - anything else is kept whole, as one more alternative.
 
+Two cheaper ways to the same answer:
+
+- `\\W` is a Unicode category test at every character of the text, half of a
+  scan's time; on an ASCII text (nearly every email) it is exactly the class of
+  ASCII non-word characters, which `re` tests with a bitmap;
+- when every phrase searched in the text itself starts with a literal of at least
+  three characters, a text holding none of them cannot match, and `str`'s substring
+  search tells that without entering the matcher at every such first character.
+
 It answers only whether something matches (what matched, and where, is read with
 the original patterns afterwards), and it is exact for that: a leading group
 `(?:A|B)rest` is spread into `Arest|Brest` (an optional one into `Arest|rest`), a
@@ -134,17 +143,39 @@ def _branches(alt: str, bound: bool = False) -> list[tuple[bool, str | None, str
     return [(bound, first, tail)]
 
 
+# On an ASCII text `\W` matches exactly these (`re`'s Unicode `\w` holds no other
+# ASCII character than letters, digits and "_").
+_ASCII_NON_WORD = (
+    "[" + re.escape("".join(chr(c) for c in range(128) if not _WORD.match(chr(c)))) + "]"
+)
+_MIN_LITERAL = 3  # shorter literals ("a", "in") occur in nearly every text
+
+
 class FirstPass:
     """Whether any of the patterns `any_of` was given occurs in a text."""
 
-    def __init__(self, after_space: re.Pattern[str] | None, plain: re.Pattern[str] | None):
+    def __init__(
+        self,
+        after_space: re.Pattern[str] | None,
+        plain: re.Pattern[str] | None,
+        after_space_ascii: re.Pattern[str] | None = None,
+        plain_literals: tuple[str, ...] | None = None,
+    ):
         self._after_space = after_space  # searched in " " + text
+        self._after_space_ascii = after_space_ascii or after_space  # the same, ASCII text
         self._plain = plain  # searched in the text
+        self._plain_literals = plain_literals  # one of them is in any text `plain` matches
 
     def found(self, text: str) -> bool:
-        if self._after_space is not None and self._after_space.search(" " + text) is not None:
+        rx = self._after_space_ascii if text.isascii() else self._after_space
+        if rx is not None and rx.search(" " + text) is not None:
             return True
-        return self._plain is not None and self._plain.search(text) is not None
+        if self._plain is None:
+            return False
+        lits = self._plain_literals
+        if lits is not None and not any(lit in text for lit in lits):
+            return False
+        return self._plain.search(text) is not None
 
 
 def any_of(*patterns: re.Pattern[str]) -> FirstPass:
@@ -169,11 +200,43 @@ def any_of(*patterns: re.Pattern[str]) -> FirstPass:
                     whole.append(r"\b" + re.escape(first) + rest)
                 else:
                     char_groups.setdefault(first, []).append(rest)
-    after_space = re.compile(r"\W" + _grouped(word_groups)) if word_groups else None
+    grouped = _grouped(word_groups) if word_groups else ""
+    after_space = re.compile(r"\W" + grouped) if word_groups else None
+    after_space_ascii = re.compile(_ASCII_NON_WORD + grouped) if word_groups else None
     plain_parts = [_grouped(char_groups)] if char_groups else []
     plain_parts += [f"(?:{w})" for w in whole]
     plain = re.compile("|".join(plain_parts)) if plain_parts else None
-    return FirstPass(after_space, plain)
+    literals = [c + _literal_prefix(r) for c, rests in char_groups.items() for r in rests]
+    usable = not whole and all(len(lit) >= _MIN_LITERAL for lit in literals)
+    plain_literals = tuple(dict.fromkeys(literals)) if literals and usable else None
+    return FirstPass(after_space, plain, after_space_ascii, plain_literals)
+
+
+def _literal_prefix(rest: str) -> str:
+    """The characters every match of `rest` starts with, read while they are plain
+    literals that must occur ("" when `rest` has alternatives at its top level)."""
+    if len(_split(rest)) > 1:
+        return ""
+    out = []
+    i = 0
+    while i < len(rest):
+        ch = rest[i]
+        if ch == "\\":
+            if rest[i + 1 : i + 2] == "" or rest[i + 1] not in _ESCAPED_LITERAL:
+                break
+            ch, k = rest[i + 1], 2
+        elif ch in _SPECIAL:
+            break
+        else:
+            k = 1
+        after = rest[i + k : i + k + 1]
+        if after in ("?", "*", "{"):  # optional, or counted (maybe zero times)
+            break
+        out.append(ch)
+        if after == "+":  # at least once: the character, and no further
+            break
+        i += k
+    return "".join(out)
 
 
 def _grouped(groups: dict[str, list[str]]) -> str:

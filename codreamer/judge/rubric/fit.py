@@ -21,6 +21,9 @@ the same view the embedded policy learns its styles against.
 
 from __future__ import annotations
 
+from collections import Counter
+from itertools import repeat
+
 from codreamer.agent.reader import Reader
 from codreamer.judge.rubric.bands import (
     FIT_FRAME,
@@ -59,12 +62,13 @@ def frame_shares(email: EmailText) -> dict[str, float]:
     counts = dict.fromkeys(FRAMES, 0)
     known = _frame_of.get  # the memo read inline: a call per word costs more
     for s in email.prose:
-        for t in s.tokens:
-            f = known(t, "")
-            if f == "":
-                f = frame_of(t)
+        # A sentence's words looked up at once, the few unseen ones worked out after.
+        frames = list(map(known, s.tokens, repeat("")))
+        if "" in frames:
+            frames = [frame_of(t) if f == "" else f for t, f in zip(s.tokens, frames, strict=True)]
+        for f, k in Counter(frames).items():
             if f is not None:
-                counts[f] += 1
+                counts[f] += k
     n = sum(counts.values())
     return {f: c / n for f, c in counts.items()} if n else {}
 

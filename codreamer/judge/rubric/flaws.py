@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 from codreamer.judge.rubric.first_pass import any_of
 from codreamer.judge.rubric.text_criteria import EmailText, ScenarioInfo
@@ -83,6 +84,9 @@ _CLICKBAIT = re.compile(
     r"(?:plan|contract|subscription|renewal|policy) (?:change|cancel+ed|cancel+ation|"
     r"expir\w*|terminat\w*|update required))",
 )
+# Its first pass: the long alternation, tried at every character of the subject,
+# costs more than the grouped scan that rules most subjects out.
+_ANY_CLICKBAIT = any_of(_CLICKBAIT)
 # Any of the three, as a first pass (none has an anchor or a lookaround, so a match
 # of one in the body is a match of this in the subject and body).
 _ANY_DECEIT = any_of(_THREAD_BODY, _URGENCY, _GUARANTEE)
@@ -135,11 +139,24 @@ def _wrong_company(email: EmailText, info: ScenarioInfo, known: str) -> str | No
     return None
 
 
+@lru_cache(maxsize=1024)
+def _near_names(target: str) -> re.Pattern[str]:
+    """The tokens `_misspelt_company` would weigh against the company word `target`,
+    found in an email's `joined` (" tok tok | tok "): its first letter, 4+ letters and
+    at most 2 more or fewer than it, not it. Starting with a literal, a scan of the
+    tokens skips to the few with that letter (made once per company)."""
+    lo, hi = max(len(target) - 2, 4) - 1, len(target) + 1
+    first, rest = re.escape(target[0]), re.escape(target[1:])
+    return re.compile(rf" {first}(?!{rest} )[^ ]{{{lo},{hi}}}(?= )")
+
+
 def _misspelt_company(email: EmailText, info: ScenarioInfo, known: str) -> str | None:
     """A word that is nearly the reader's company name but not it ("Lumen" for "Lumio")."""
     target = info.company_word
     if len(target) < 4:
         return None
+    if _near_names(target).search(email.joined) is None:
+        return None  # no token to weigh: most emails
     for tok in email.token_set:
         if tok == target or tok[0] != target[0] or abs(len(tok) - len(target)) > 2:
             continue
@@ -157,11 +174,16 @@ def _misspelt_company(email: EmailText, info: ScenarioInfo, known: str) -> str |
 
 
 def deception(
-    email: EmailText, info: ScenarioInfo, subject_fit: float | None, known: str
+    email: EmailText,
+    info: ScenarioInfo,
+    subject_fit: float | None,
+    known: str,
+    maybe_phrases: bool = True,
 ) -> tuple[float, str]:
     """(score, reason). `subject_fit`: how close the subject is to the body in meaning
     (None when not measured); `known`: lower-case text of everything the email may
-    name (graph, scenario, sender)."""
+    name (graph, scenario, sender); `maybe_phrases`: False when a shared first pass
+    (`screens.screen`) found none of the body patterns in the subject and body."""
     found: list[tuple[str, float]] = []
     subject = email.subject or ""
     if _THREAD_SUBJECT.match(subject):
@@ -169,7 +191,7 @@ def deception(
     low = f"{subject}\n{email.body}".lower()
     # One scan for the three body patterns; only an email it matches is read with
     # each (the body's lower case is the tail of `low`, after a newline).
-    if _ANY_DECEIT.found(low):
+    if maybe_phrases and _ANY_DECEIT.found(low):
         if (m := _THREAD_BODY.search(email.lower)) is not None:
             found.append((f"pretends an earlier exchange {m.group(0)[:40]!r}", 0.6))
         urgent = [m.group(0) for m in _URGENCY.finditer(low)]
@@ -177,8 +199,10 @@ def deception(
             found.append((f"fake urgency {urgent[0][:40]!r}", min(0.8, 0.5 + 0.15 * len(urgent))))
         if (m := _GUARANTEE.search(low)) is not None:
             found.append((f"guarantees {m.group(0)[:30]!r}", 0.5))
-    if (m := _CLICKBAIT.search(subject.lower())) is not None:
-        found.append((f"clickbait subject {m.group(0)[:30]!r}", 0.6))
+    low_subject = subject.lower()
+    bait = _CLICKBAIT.search(low_subject) if _ANY_CLICKBAIT.found(low_subject) else None
+    if bait is not None:
+        found.append((f"clickbait subject {bait.group(0)[:30]!r}", 0.6))
     elif subject_fit is not None and subject.strip() and subject_fit < 0.0:
         found.append(("the subject is not about the body", 0.5 * min(1.0, -subject_fit / 0.1)))
     if (who := _greeted_wrong(email, info)) is not None:
@@ -388,6 +412,17 @@ _AGREEMENT = re.compile(rf"\b(?:{_AGREEMENT_FORMS}|(\w{{3,}}) \1)\b")
 # repeated word ("the the") searched from the non-word character before it.
 _ANY_AGREEMENT = any_of(re.compile(rf"\b(?:{_AGREEMENT_FORMS})\b"))
 _REPEATED_WORD = re.compile(r"\W(\w{3,}) \1\b")  # in " " + text, as `any_of` reads
+# The same on an ASCII text, where `\W` and `\w` are these classes (and `\b` reads
+# them alike): `re` tests an ASCII class with a bitmap, not a Unicode lookup.
+_REPEATED_WORD_ASCII = re.compile(r"[^a-zA-Z0-9_]([a-zA-Z0-9_]{3,}) \1\b")
+
+
+def _repeated_word(low: str) -> bool:
+    """Whether a word of three or more characters comes twice in a row."""
+    rx = _REPEATED_WORD_ASCII if low.isascii() else _REPEATED_WORD
+    return rx.search(" " + low) is not None
+
+
 # Words that end in -s/-ed/-ing without being a wrong verb form after a modal.
 _MODAL_OK = re.compile(
     r"(?:can|could|will|would|should|must|may|might) (?:\w*eed|\w*ss|\w*us|\w*is|this|"
@@ -438,7 +473,7 @@ def _read_new_sentences(texts: list[str], common: frozenset[str]) -> None:
     joined = "\n".join(new)
     low = joined.lower()
     cap = _ANY_CAP.found(joined)
-    agreement = _ANY_AGREEMENT.found(low) or _REPEATED_WORD.search(" " + low) is not None
+    agreement = _ANY_AGREEMENT.found(low) or _repeated_word(low)
     if len(_PROBLEM_MEMO) + len(new) >= _MEMO_MAX:
         _PROBLEM_MEMO.clear()
     for t in new:
@@ -473,9 +508,7 @@ def _sentence_problems_of(
         probs.append((f"ends on a connector {text[-25:]!r}", None))
     if len(words) > _RUN_ON_WORDS:
         probs.append((f"run-on ({len(words)} words)", None))
-    agreement = agreement and (
-        _ANY_AGREEMENT.found(low) or _REPEATED_WORD.search(" " + low) is not None
-    )
+    agreement = agreement and (_ANY_AGREEMENT.found(low) or _repeated_word(low))
     for m in _AGREEMENT.finditer(low) if agreement else ():
         span = text[m.start() : m.end()]
         if _MODAL_OK.match(span) or _ARTICLE_OK.match(span):

@@ -72,6 +72,9 @@ def read_citations(index: GraphIndex, citations: list[str], email: EmailText) ->
 # -- grounding --------------------------------------------------------------------
 
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+# The same on an ASCII text, where `\d` is [0-9]: `re` skips to digits with a bitmap
+# instead of asking Unicode of every character.
+_NUMBER_ASCII = re.compile(r"[0-9][0-9,]*(?:\.[0-9]+)?")
 _AFTER_NUMBER = re.compile(
     r"\s*(%|percent\b|x\b|k\b|m\b|bn\b|million\b|billion\b|thousand\b|hundred\b)?"
     r"(?:[\s-]+([a-z]+))?",
@@ -84,7 +87,9 @@ _CUSTOMER_LIST = re.compile(
     r"((?:[A-Z][\w&'.-]*\s?){1,3}(?:,\s*(?:and\s+)?(?:[A-Z][\w&'.-]*\s?){1,3})*)"
 )
 _NAMES_DID = re.compile(
-    r"((?:[A-Z][\w&'.-]+\s?){1,3}(?:,\s*(?:and\s+)?(?:[A-Z][\w&'.-]+\s?){1,3})*)\s+"
+    # (?:N){1,3} written N(?:N){0,2} (the same matches): starting with [A-Z], `re`
+    # skips to capitals instead of trying the group at every character.
+    r"([A-Z][\w&'.-]+\s?(?:[A-Z][\w&'.-]+\s?){0,2}(?:,\s*(?:and\s+)?(?:[A-Z][\w&'.-]+\s?){1,3})*)\s+"
     r"(?:all\s+)?(?:use|uses|used|relies on|rely on|trusts?|chose|switched|saw|cut|reduced|"
     r"saved|increased|doubled|tripled|halved|achieved|grew)\b"
 )
@@ -103,7 +108,7 @@ def claims(
     body = email.body
     out: list[str] = []
     graph_numbers = index.numbers if index is not None else frozenset()
-    for m in _NUMBER.finditer(body):
+    for m in (_NUMBER_ASCII if body.isascii() else _NUMBER).finditer(body):
         start, end = m.span()
         if start and (body[start - 1].isalnum() or body[start - 1] in "._"):
             continue  # part of a word or a dotted run ("F1", "192.168")

@@ -65,6 +65,11 @@ class GraphIndex:
         n = max(1, len(ids))
         self.weight = {c: 1.0 + math.log(n / d) for c, d in df.items()}
         self.total = {i: sum(self.weight[c] for c in cs) for i, cs in self.content.items()}
+        # Each node's concepts with their weights, in the frozenset's own order (so a
+        # sum over them adds the same floats in the same order as over the set).
+        self.weighted = {
+            i: tuple((c, self.weight[c]) for c in cs) for i, cs in self.content.items()
+        }
         text = " ".join(store.content(i) for i in ids)
         self.ngrams: set[tuple[str, ...]] = set()
         for i in ids:
@@ -111,8 +116,7 @@ class GraphIndex:
         total = self.total.get(node_id, 0.0)
         if not total:
             return 0.0
-        w = self.weight
-        return sum(w[c] for c in self.content[node_id] if c in found) / total
+        return sum(w for c, w in self.weighted[node_id] if c in found) / total
 
     def resolve(self, citation: str) -> str | None:
         """The node a citation names: exactly, or by its words when an LLM wrote the id

@@ -67,6 +67,7 @@ from codreamer.judge.rubric.graph_criteria import (
 from codreamer.judge.rubric.graph_index import GraphIndex
 from codreamer.judge.rubric.meaning import embed
 from codreamer.judge.rubric.natural import graph_spans, naturalness, vocabulary
+from codreamer.judge.rubric.screens import screen
 from codreamer.judge.rubric.semantic import (
     GraphVectors,
     contradiction,
@@ -147,6 +148,12 @@ _set_dict = _SLOTS["__dict__"].__set__
 _set_fields = _SLOTS["__pydantic_fields_set__"].__set__
 _set_extra = _SLOTS["__pydantic_extra__"].__set__
 _set_private = _SLOTS["__pydantic_private__"].__set__
+
+
+def _round4(x: float) -> float:
+    """round(x, 4), which goes through a decimal string: 0 and 1, most criteria's
+    scores, are their own rounding (and keep their type and sign)."""
+    return x if x == 1.0 or x == 0.0 else round(x, 4)
 
 
 def criterion(score: float, weight: float, reason: str) -> CriterionScore:
@@ -279,6 +286,7 @@ class RubricJudge:
         product_shown = True
         pasted = 0.0
         ev = email_vectors(text.subject, [s.text for s in text.prose])
+        screened = screen(text)  # shared first passes: most emails skip several scans
         allowed_lower = allowed.lower()
         # str.lower maps a space to itself and no case rule reads across one, so
         # lowering the parts equals lowering the whole; the graph's part is lowered once.
@@ -296,7 +304,9 @@ class RubricJudge:
             pasted = pasted_share(index, text)
             results["argument"] = argument(index, cites, text)
             results["grounding"] = grounding(cites, text, claim_list, pasted, by_meaning)
-            results["contradiction"] = contradiction(ev, cites.resolved, gv, allowed_lower)
+            results["contradiction"] = contradiction(
+                ev, cites.resolved, gv, allowed_lower, screened.prose
+            )
             results["product"] = product(ev, gv)
             results["own_job"] = own_job(ev, gv)
             # Which feature fits is read against notes only: a title and an industry
@@ -333,12 +343,14 @@ class RubricJudge:
         results["concision"] = concision(text)
         results["readability"] = readability(text)
         results["english"] = english(text)
-        results["deception"] = deception(text, info, subject_fit(ev, gv, view.profile), known)
+        results["deception"] = deception(
+            text, info, subject_fit(ev, gv, view.profile), known, screened.subject_and_body
+        )
         results["tone"] = tone(text)
         results["grammar"] = grammar(text, self._lower)
         results["naturalness"] = naturalness(
             text, view.vocab, scenario.prospect.notes or "", self.spans,
-            scenario.prospect.company or "",
+            scenario.prospect.company or "", screened,
         )  # fmt: skip
         mult, why, _ = sendability(
             text, info, index, claim_list, product_shown, pasted, found_asks, sender
@@ -355,8 +367,7 @@ class RubricJudge:
             shares = self.fitted.shares(frozen)
             weights = self._weights[frozen] = {n: round(shares.get(n, 0.0), 4) for n in CRITERIA}
         criteria = {
-            n: criterion(round(clamp(results[n][0]), 4), weights[n], results[n][1])
-            for n in CRITERIA
+            n: criterion(_round4(clamp(results[n][0])), weights[n], results[n][1]) for n in CRITERIA
         }
         return Judgement.model_construct(total=total, criteria=criteria)
 

@@ -91,17 +91,20 @@ def _sums(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
     cache = _CHUNK_IDS
     flat: list[int] = []
     starts: list[int] = []
+    counts: list[int] = []
     for ws in words:
-        starts.append(len(flat))
+        start = len(flat)
+        starts.append(start)
         for w in ws:
             flat += cache[w]
-    lens = np.diff(np.array([*starts, len(flat)]))
+        counts.append(len(flat) - start)
+    lens = np.array(counts, dtype=np.int64)  # np.diff of the starts, without its cost
     if not flat:
         return np.zeros((len(texts), DIM), dtype=np.float32), lens
     # One gather and one segmented sum for all the texts: numpy's per-call cost, not
     # the arithmetic, is what a handful of short sentences spends.
     rows = _matrix()[flat]
-    if lens.min() > 0:  # every text has tokens (a non-blank one always has)
+    if min(counts) > 0:  # every text has tokens (a non-blank one always has)
         return np.add.reduceat(rows, starts, axis=0), lens
     sums = np.zeros((len(texts), DIM), dtype=np.float32)
     has = lens > 0

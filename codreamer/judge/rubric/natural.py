@@ -14,11 +14,15 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from codreamer.judge.rubric.first_pass import any_of
 from codreamer.judge.rubric.language import TOKEN
 from codreamer.judge.rubric.text_criteria import EmailText
 from codreamer.judge.rubric.words import EN_FUNCTION_WORDS
+
+if TYPE_CHECKING:  # screens imports this module's patterns
+    from codreamer.judge.rubric.screens import Screened
 
 # "<a short lead-in>: <a clause>" inside prose: the template's way of gluing facts on.
 _LEAD_IN = re.compile(r"^([^:]{3,70}):\s+(\S.{12,})$")
@@ -94,6 +98,24 @@ _NODE_ID_SUBJECT = re.compile(
     r"product feature|customer job|-[0-9a-f]{8}\b|\b[a-z]{3,} \d(?= at\b|\?|$)",
     re.IGNORECASE,
 )
+
+
+def _may_name_node(subject: str) -> bool:
+    """False only when `_NODE_ID_SUBJECT` cannot match: on an ASCII subject (where
+    IGNORECASE is `lower` and `\\d` is [0-9]) every match holds one of the two names,
+    a "-" or a digit. Most subjects hold none, and the pattern, tried at every
+    character, costs more than these tests."""
+    if not subject.isascii():
+        return True
+    low = subject.lower()
+    return (
+        "product feature" in low
+        or "customer job" in low
+        or "-" in subject
+        or any(d in subject for d in "0123456789")
+    )
+
+
 REPEAT_SHARE = 0.7  # of the shorter sentence's content words, found again in another
 PASTE_SPAN = 6  # words: a run this long copied from the graph is pasted, not paraphrased
 
@@ -125,11 +147,13 @@ def naturalness(
     prospect_notes: str = "",
     spans: frozenset[tuple[str, ...]] = frozenset(),
     company: str = "",
+    screened: Screened | None = None,
 ) -> tuple[float, str]:
     """`vocab`: lower-case words of the graph and the scenario (what a fact-bearing
     sentence draws on); `prospect_notes`: what the seller knew, which an email should use,
     not read back word for word; `spans`: the graph's runs of words (`graph_spans`);
-    `company`: the reader's company, whose name may end in a number ("Studio 7")."""
+    `company`: the reader's company, whose name may end in a number ("Studio 7");
+    `screened`: the shared first passes over its texts (`screens.screen`), if made."""
     prose = email.prose
     if not prose:
         return (1.0, "no prose") if not email.tokens else (0.5, "no sentences")
@@ -168,7 +192,9 @@ def naturalness(
     # Most emails hold neither an author's note nor a definition: one scan of the
     # prose decides whether each sentence is read (joined by newlines, which no
     # pattern needs and `\b` and `lower` treat as a text's edge).
-    noted = _NOTE_OR_DEFINITION.found("\n".join(s.text for s in prose).lower())
+    noted = (screened is None or screened.prose) and _NOTE_OR_DEFINITION.found(
+        "\n".join(s.text for s in prose).lower()
+    )
     notes = (
         [m.group(0) for s in prose if (m := _AUTHOR_NOTE.search(s.text.lower()))] if noted else []
     )
@@ -200,12 +226,13 @@ def naturalness(
         found.append((f"defines terms for the reader ({lectures[0][:30]!r})",
                       min(0.6, 0.3 * len(lectures))))  # fmt: skip
     whole = f"{email.subject}\n{email.lower}".lower()
-    stock = [m.group(0) for m in _STOCK.finditer(whole)] if _ANY_STOCK.found(whole) else []
+    maybe_stock = (screened is None or screened.subject_and_body) and _ANY_STOCK.found(whole)
+    stock = [m.group(0) for m in _STOCK.finditer(whole)] if maybe_stock else []
     if stock:
         found.append((f"stock phrases ({stock[0][:30]!r})", min(0.7, 0.25 * len(stock))))
-    if (m := _NODE_ID_SUBJECT.search(email.subject or "")) is not None and (
-        m.group(0).lower() not in company.lower()
-    ):
+    subject = email.subject or ""
+    m = _NODE_ID_SUBJECT.search(subject) if _may_name_node(subject) else None
+    if m is not None and m.group(0).lower() not in company.lower():
         found.append((f"the subject names a graph node ({m.group(0)!r})", 0.6))
     if prospect_notes and (run := _echo(email.tokens, prospect_notes)) >= 8:
         found.append((f"reads the prospect's notes back word for word ({run} words)", 0.3))

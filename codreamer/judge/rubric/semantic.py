@@ -82,6 +82,13 @@ _FREQUENCY = re.compile(
 )
 _ANY_FREQUENCY = any_of(_FREQUENCY)
 _DIGIT = re.compile(r"\d")  # what every figure pattern here needs (a fast scan)
+_ASCII_DIGIT = re.compile(r"[0-9]")  # `\d` on an ASCII text, tested with a bitmap
+
+
+def _has_digit(text: str) -> bool:
+    return (_ASCII_DIGIT if text.isascii() else _DIGIT).search(text) is not None
+
+
 _FREQ_RANK = {"second": 0, "minute": 1, "real": 1, "live": 1, "instantly": 0,
               "continuously": 1, "hour": 2, "hourly": 2, "day": 3, "daily": 3, "night": 3,
               "nightly": 3, "week": 4, "weekly": 4, "month": 5, "monthly": 5, "quarter": 6,
@@ -178,7 +185,7 @@ def split_sentences(text: str) -> list[str]:
 def numbers(text: str, words: bool = True) -> set[str]:
     low = text.lower()
     # A figure needs a digit: a text without one (most sentences) skips the scan.
-    figures = _NUMBER.findall(low) if _DIGIT.search(low) else []
+    figures = _NUMBER.findall(low) if _has_digit(low) else []
     out = {n.replace(",", "").replace(" ", "") for n in figures}
     if words:
         out.update(_WORDNUM[w] for w in _WORDNUM_RX.findall(low))
@@ -200,8 +207,17 @@ _UNIT_NAME = {"meter": "m", "metre": "m", "kilometer": "km", "kilometre": "km",
 _FEW = frozenset(["a few", "few", "several", "a couple of"])
 
 
+# Every match of `_MEASURE` holds one of these (its unit, "kilometer" holding "meter"):
+# a text with none of them (most sentences) skips the scan, which `re` would enter at
+# every character to test the leading `\b`.
+_UNIT_STEMS = ("second", "minute", "hour", "day", "week", "month", "year", "meter", "metre",
+               "km", "mile", "foot", "feet")  # fmt: skip
+
+
 def measures(low: str) -> frozenset[tuple[str, str]]:
     """(amount, unit) pairs of a lower-case text; "a few" and its kin are one amount."""
+    if not any(u in low for u in _UNIT_STEMS):
+        return frozenset()
     out = set()
     for n, u in _MEASURE.findall(low):
         amount = "few" if n in _FEW else _WORDNUM.get(n, n.replace(",", ""))
@@ -304,6 +320,7 @@ class GraphVectors:
     )
     _reach: dict[bytes, tuple[float, float]] = field(default_factory=dict, repr=False)
     _facts: dict[str, _Fact] = field(default_factory=dict, repr=False)
+    _measured: dict[tuple[str, ...], list[str]] = field(default_factory=dict, repr=False)
     features: list[str] = field(init=False, repr=False)  # Product Feature nodes, in order
 
     def __post_init__(self) -> None:
@@ -320,6 +337,17 @@ class GraphVectors:
                 numbers(sentence, words=False), words, _frequencies(low), fwords,
                 {stem(w.strip(".,;:()\"'")): i for i, w in enumerate(fwords)}, measures(low),
             )  # fmt: skip
+        return hit
+
+    def measured(self, facts: tuple[str, ...]) -> list[str]:
+        """The sentences of these nodes that state a quantity with a unit, made once
+        per citation set (as `stacked`)."""
+        hit = self._measured.get(facts)
+        if hit is None:
+            hit = [s for c in facts for s in self.sentences[c] if self.fact(s).measures]
+            if len(self._measured) > 20_000:
+                self._measured.clear()
+            self._measured[facts] = hit
         return hit
 
     def stacked(self, facts: tuple[str, ...]) -> tuple[list[tuple[str, str]], np.ndarray]:
@@ -457,16 +485,19 @@ def subject_fit(ev: EmailVectors, gv: GraphVectors | None, profile: np.ndarray |
 
 
 def contradiction(
-    ev: EmailVectors, cited: list[str], gv: GraphVectors, known: str
+    ev: EmailVectors, cited: list[str], gv: GraphVectors, known: str, maybe_proof: bool = True
 ) -> tuple[float, str]:
     """Sentences that speak of a cited fact but state other numbers or the opposite;
     invented customers, case studies and results. `known`: lower-case text of
-    everything the email may name without a citation (scenario, sender)."""
+    everything the email may name without a citation (scenario, sender);
+    `maybe_proof`: False when a shared first pass (`screens.screen`) found no social
+    proof in the prose (its sentences, `ev.sentences`)."""
     found: list[tuple[str, float]] = []
     facts = [c for c in cited if c in gv.sentence_vecs]
+    key = tuple(facts)
     known_numbers: set[str] | None = None
     if facts and ev.vecs.shape[0]:
-        node_sents, mat = gv.stacked(tuple(facts))
+        node_sents, mat = gv.stacked(key)
         sims = ev.vecs @ mat.T
         nearest = sims.argmax(axis=1).tolist()  # each row's first best, as argmax per row
         for i, sent in enumerate(ev.sentences):
@@ -523,7 +554,7 @@ def contradiction(
             if flips:
                 found.append((f"states the opposite ({flips[0]!r}) of {node[:30]!r}", 0.6))
     if facts:
-        clash = _measure_clash(ev.sentences, [s for f in facts for s in gv.sentences[f]], gv, known)
+        clash = _measure_clash(ev.sentences, gv.measured(key), gv, known)
         if clash:
             found.append((clash, 0.6))
     body = " ".join(ev.sentences)
@@ -538,7 +569,7 @@ def contradiction(
     unsupported = [r for r in results if not (numbers(r, words=False) & gv.all_numbers)]
     if unsupported:
         found.append((f"a result the graph does not state {unsupported[0][:40]!r}", 0.5))
-    elif (proof := _unsupported_proof(ev.sentences, gv, known)) is not None:
+    elif maybe_proof and (proof := _unsupported_proof(ev.sentences, gv, known)) is not None:
         found.append((f"social proof the graph does not state {proof[:40]!r}", 0.5))
     if not found:
         return 1.0, "no claim against the cited facts"
@@ -573,8 +604,8 @@ def _measure_clash(
     (half its words shared) stating a quantity of the same kind: "roughly every two
     hours" for "roughly every two minutes", "within 100 meters" for "a few meters".
     Matched by words, not meaning: a changed quantity moves the sentence's meaning
-    away from the fact it misquotes."""
-    facts = [f for f in facts if gv.fact(f).measures]
+    away from the fact it misquotes. `facts`: the cited sentences that state a
+    quantity (`GraphVectors.measured`)."""
     if not facts:
         return None  # no cited fact states a quantity: nothing to misquote
     told = [(s, ms) for s in sentences if (ms := measures(s.lower()) - gv.all_measures)]
@@ -668,7 +699,7 @@ def specificity(body: str, notes: str) -> tuple[float, str]:
     if not want:
         return 1.0, "nothing specific known of the prospect"
     low = body.lower()
-    have = stems(_LOWER_RUN.findall(low)) | set(_FIGURE.findall(low) if _DIGIT.search(low) else ())
+    have = stems(_LOWER_RUN.findall(low)) | set(_FIGURE.findall(low) if _has_digit(low) else ())
     used = sorted(w for w in want if w in have)
     share = len(used) / len(want)
     score = min(1.0, share / 0.35)

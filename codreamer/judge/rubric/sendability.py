@@ -101,7 +101,7 @@ _BAD_URL = re.compile(
     re.IGNORECASE,
 )
 _CAPS_WORD = re.compile(r"\b[A-Z]{4,}\b")
-_CAPS_RUN = re.compile(r"[A-Z]{4}")
+_CAPS_RUN = re.compile(r"[A-Z][A-Z]{3}")  # [A-Z]{4}, written so that `re` skips to capitals
 _SELL_VERBS = frozenset(concept(w) for w in SELL_VERBS)
 _FIRST_PERSON_SELLER = frozenset(("we", "our", "us"))
 
@@ -135,7 +135,10 @@ def _repetition(email: EmailText, info: ScenarioInfo) -> list[tuple[str, float]]
     if extra:
         cost = min(COST_REPEAT_MAX, COST_REPEAT_NAME * extra)
         out.append((f"name/company used {name_uses + company_uses} times", cost))
-    # A phrase used 3+ times has a content word used 3+ times: without one, skip.
+    # A phrase used 3+ times has a content word used 3+ times: without one, skip (and
+    # without any word used 3+ times, as in most emails, without reading them one by one).
+    if not counts or max(counts.values()) < 3:
+        return out
     if not any(n >= 3 and t not in EN_FUNCTION_WORDS for t, n in counts.items()):
         return out
     toks = [t for s in email.prose for t in s.tokens]

@@ -240,7 +240,9 @@ def asks(email: EmailText, info: ScenarioInfo) -> list[tuple[Sentence, bool, boo
     """The sentences that ask the reader for something: (sentence, is a question,
     asks for the goal)."""
     out: list[tuple[Sentence, bool, bool]] = []
-    imperatives = _IMPERATIVE.search(email.lower) is not None
+    # The pattern is an alternation of literal phrases: `in` tells whether one occurs
+    # without entering the matcher at every character.
+    imperatives = any(p in email.lower for p in ASK_IMPERATIVES)
     for s in email.prose:
         if not imperatives and "?" not in s.text and not (info.goal_kind & s.concepts):
             continue
@@ -359,9 +361,9 @@ def readability(email: EmailText) -> tuple[float, str]:
 def language_shares(counts: Counter[str], n: int) -> tuple[float, str, float]:
     """(English function-word share, the likeliest other language, its share)."""
     keys = counts.keys()
-    en = sum(counts[t] for t in keys & EN_FUNCTION_WORDS) / n
+    en = sum(map(counts.__getitem__, keys & EN_FUNCTION_WORDS)) / n  # integers: any order
     foreign_name, foreign = "", 0.0
-    if keys & _ANY_FOREIGN:
+    if not _ANY_FOREIGN.isdisjoint(keys):
         for lang, words in FOREIGN_FUNCTION_WORDS.items():
             share = sum(counts[t] for t in keys & words) / n
             if share > foreign:
