@@ -670,3 +670,45 @@ def test_social_proof_the_graph_does_not_make_is_invented(proof: str) -> None:
     )
     c = RubricJudge(said).judge(email, WATER_SCENARIO).criteria["contradiction"]
     assert "social proof" not in c.reason, c.reason
+
+
+def test_the_feature_that_fits_answers_the_problem_the_notes_describe() -> None:
+    """Notes describe a pain; a feature is described by what it does. The feature
+    that fits is the one whose problem node matches the notes, even when another
+    feature's own words sit closer to them."""
+    store = GraphStore.from_json(
+        [
+            {"id": "Customer Job", "content": "Builds hospitals and schools as a general contractor.",
+             "edges": [{"target": "Struck-by Incidents", "label": "faces", "rationale": "Crowded sites."},
+                       {"target": "Falls From Height", "label": "faces", "rationale": "Upper floors."}]},
+            {"id": "Struck-by Incidents", "content": "Workers on foot are hit by reversing excavators and skid steers in tight footprints.",
+             "edges": [{"target": "Product Feature: Proximity Alerts", "label": "is solved by", "rationale": "Alerts before contact."}]},
+            {"id": "Falls From Height", "content": "Workers fall from scaffolds and roof edges while working alone.",
+             "edges": [{"target": "Product Feature: Fall Detection", "label": "is solved by", "rationale": "Alerts after a fall."}]},
+            {"id": "Product Feature: Proximity Alerts", "content": "Tags vibrate when a tagged person comes within five meters of a tagged vehicle.", "edges": []},
+            {"id": "Product Feature: Fall Detection", "content": "A clip-on tag detects a worker's fall on site and alerts the supervisor.", "edges": []},
+        ]
+    )  # fmt: skip
+    sc = Scenario(
+        prospect=Prospect(name="Luis Ortega", title="EHS Director", company="Barrow",
+                          notes="A laborer was pinned by a reversing skid steer on site in March."),
+        goal="Book a 20-minute call",
+    )  # fmt: skip
+    judge = RubricJudge(store)
+
+    def email(feature: str, text: str) -> FinalEmail:
+        body = f"Hi Luis,\n\n{text}\n\nWould a 20-minute call next week work?\n\nBest,\nSam"
+        return FinalEmail(subject="Site safety", body=body, citations=["Customer Job", feature])
+
+    right = judge.judge(
+        email(
+            "Product Feature: Proximity Alerts", store.content("Product Feature: Proximity Alerts")
+        ),
+        sc,
+    )
+    wrong = judge.judge(
+        email("Product Feature: Fall Detection", store.content("Product Feature: Fall Detection")),
+        sc,
+    )
+    assert right.criteria["solution_fit"].score == 1.0, right.criteria["solution_fit"].reason
+    assert wrong.criteria["solution_fit"].score < 0.5, wrong.criteria["solution_fit"].reason

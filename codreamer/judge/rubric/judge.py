@@ -51,6 +51,7 @@ from pydantic import BaseModel
 from codreamer.agent.reader import Reader, reader
 
 # Every band and cost stays importable from here.
+from codreamer.graph.schema import CUSTOMER_JOB, is_product_feature
 from codreamer.judge.rubric.bands import *  # noqa: F403
 from codreamer.judge.rubric.bands import CHAIN_INCOMPLETE_MAX, PRODUCT_SHOWN
 from codreamer.judge.rubric.fit import fit
@@ -156,6 +157,19 @@ def _round4(x: float) -> float:
     return x if x == 1.0 or x == 0.0 else round(x, 4)
 
 
+def _feeders(store: GraphStore) -> dict[str, tuple[str, ...]]:
+    """Each Product Feature's problem nodes: those with an edge into it, other than
+    the Customer Job and other features (what solution_fit matches the notes to)."""
+    out: dict[str, list[str]] = {}
+    for n in store.nodes:
+        if n == CUSTOMER_JOB or is_product_feature(n):
+            continue
+        for nb in store.out_neighbours(n):
+            if is_product_feature(nb.id):
+                out.setdefault(nb.id, []).append(n)
+    return {f: tuple(ps) for f, ps in out.items()}
+
+
 def criterion(score: float, weight: float, reason: str) -> CriterionScore:
     """A CriterionScore of trusted values, built without validation: what pydantic's
     `model_construct` does, minus its per-field bookkeeping (a tenth of a judgement's
@@ -199,6 +213,7 @@ class RubricJudge:
         if self._vectors is None and self.store is not None:
             store = self.store
             self._vectors = GraphVectors.of({i: store.content(i) for i in store.nodes})
+            self._vectors.feeders = _feeders(store)
             self._lower = lower_words(" ".join(store.content(i) for i in store.nodes))
             self._graph_lower = self._vectors.text.lower()
         return self._vectors
