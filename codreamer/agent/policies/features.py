@@ -46,12 +46,13 @@ FIELDS = ("notes", "title", "industry", "stack")
 # among such candidates can be learned (by that prospect's own weights: below).
 REL_KINDS = (*FIELDS, "meaning")
 # Node features only a prospect's own weights use (EmbeddedPolicy.personal): the
-# shared weights keep them at zero. Meaning tells apart the candidates a trained
-# prospect's best email chose among, which its greedy email needs; in the shared
-# weights it lowered what a policy writes for prospects it never trained on (a
-# 60-node topical graph, 5 seeds: held-out greedy 0.86 -> 0.81 of the oracle on
-# average, worst 0.59 -> 0.28), where the word matches carry over as they are.
-OWN_ONLY_FEATURES = ("rel_meaning", "ahead_meaning")
+# shared weights keep them at zero. None since round 7: meaning was own-only while
+# the judge barely weighed which feature fits (in the shared weights it had lowered
+# held-out greedy on a 60-node topical graph, 0.86 -> 0.81); once the judge reads
+# the fit through the problem a feature answers, a policy without meaning in its
+# shared weights could not follow it to prospects it never trained on (an agent's
+# held-out leads, bench_agents.py: 0.92 of the oracle without, 0.99 with).
+OWN_ONLY_FEATURES: tuple[str, ...] = ()
 # No node-score input: a run's node scores say how well emails citing a node did
 # for every prospect so far, a popularity that pulls each prospect toward the nodes
 # that suited the others (8 seeds: held-out learned/oracle 0.969 -> 0.975 without

@@ -516,13 +516,15 @@ def contradiction(
             stated = numbers(sent, words=False) - f_nums - gv.all_numbers
             if stated and known_numbers is None:
                 known_numbers = numbers(known)  # once per email, and only when needed
-            wrong = [
+            # sorted: sets iterate in a per-process order, and the reason is written to
+            # run files that resume byte-identically
+            wrong = sorted(
                 n
                 for n in stated - (known_numbers or set())
                 if any(_unit(n) == _unit(f) for f in f_nums) and (_unit(n) or len(n) >= 2)
-            ]
+            )
             if wrong:
-                same = next(f for f in f_nums if _unit(f) == _unit(wrong[0]))
+                same = min(f for f in f_nums if _unit(f) == _unit(wrong[0]))
                 found.append((f"says {wrong[0]} where the graph says {same} ({node[:30]})", 0.6))
                 continue
             low = sent.lower()
@@ -739,6 +741,9 @@ _COMMON_NOTE_WORDS = frozenset(
 OWN_JOB_FROM = 0.6  # cosine with the Customer Job node from which an email restates it
 
 
+FIT_MARGIN = 0.2  # cosine: a gap in fit this wide or wider is the whole scale
+
+
 def solution_fit(
     ev: EmailVectors, gv: GraphVectors, profile: np.ndarray | None
 ) -> tuple[float, str] | None:
@@ -761,7 +766,11 @@ def solution_fit(
     # readers 0.26 -> 0.47 over 212 emails).
     fit = {f: max([match(f)] + [match(p) for p in gv.feeders.get(f, ())]) for f in feats}
     hi, lo = max(fit.values()), min(fit.values())
-    score = 1.0 if hi - lo < 1e-6 else (fit[said] - lo) / (hi - lo)
+    # Against the graph's range, but never less than FIT_MARGIN of cosine: two
+    # features that fit almost alike are not one right and one wrong (the range
+    # alone made any small gap the whole scale; Spearman with readers, tuning
+    # graphs' system emails, 0.47 -> 0.56).
+    score = 1.0 if hi - lo < 1e-6 else 1.0 - (hi - fit[said]) / max(hi - lo, FIT_MARGIN)
     best = max(fit, key=lambda f: fit[f])
     if said == best:
         return 1.0, f"pitches the feature that fits the prospect best ({said[:40]})"
