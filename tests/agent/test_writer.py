@@ -397,8 +397,37 @@ def test_a_product_is_said_by_what_it_does_and_notes_are_never_bare() -> None:
         assert "Worried about" not in body and "our data" not in body
         opening = _middle(body)[0]
         assert not opening.startswith(("Collects", "You collect")), opening
-    assert notes_told("Worried about bias amplification in the data.") == ()
+    # a bare state is the reader's, told as such; never the fragment itself
+    assert notes_told("Worried about bias amplification in the data.") == (
+        "You are worried about bias amplification in the data",
+    )
+    assert notes_told("Worried about bias and the compute cost of validating data.") == (
+        "You are worried about bias and the compute cost of validating data",
+    )
     assert notes_told("Wants proof that our data is diverse.") == ()
+    # a predicate's subject is the reader: "their data" is the reader's
+    assert notes_told("Wants the F1 score reported for every model trained on their data.") == (
+        "You want the F1 score reported for every model trained on your data",
+    )
+
+
+def test_notes_that_open_on_a_word_of_unknown_case_own_the_hearsay_at_the_end() -> None:
+    """'As I understand it, Group-wide no-show ...' leaves a capital mid-sentence, and
+    lower-casing a word the graph never wrote could unname a name: the hearsay comes
+    last. A name by its shape (an acronym) keeps the lead-in."""
+    g = GraphStore.from_json(_SLOT_GRAPH)
+    path = ["Customer Job", "Review Rubric Drift", "Product Feature"]
+    for notes, start in (
+        ("Group-wide rubric drift is about 9% a quarter across reviewers.", "Group-wide"),
+        ("QA reviewers drift from the rubric every quarter.", None),
+    ):
+        sc = Scenario(prospect=Prospect(name="Maya Lin", notes=notes), goal="Book a demo")
+        openings = {_middle(write_email(g, path, sc, st, SENDER).body)[0] for st in ALL_STYLES}
+        for o in openings:
+            if start:
+                assert o.startswith(start) and o.endswith(("right.", "gather.", "it.")), o
+            else:
+                assert " QA reviewers drift" in o, o
 
 
 def test_author_notes_of_the_tuning_panel_are_recognised() -> None:

@@ -44,6 +44,13 @@ _HER_HIS = re.compile(r"\b(her|his)\b", re.IGNORECASE)
 _SELF = re.compile(r"\b(herself|himself)\b", re.IGNORECASE)
 _THE_FIRM = re.compile(r"\b(the|The) (company|firm|practice|business)\b")
 _IRREGULAR = {"is": "are", "has": "have", "was": "were", "does": "do", "says": "say"}
+_THEIR = re.compile(r"\btheir\b")
+# A bare state that opens the notes: a participle or an adjective and its preposition
+_STATE = re.compile(
+    r"^(?:\w+ed|keen|eager|unhappy|anxious|wary|sceptical|skeptical|open|new)\s+"
+    r"(?:about|by|with|over|on|in|of|to|that|for)\b",
+    re.IGNORECASE,
+)
 _WE = re.compile(r"\b(?:we|our|ours|us|ourselves)\b", re.IGNORECASE)
 _FIGURE_START = re.compile(r"^(?:about|around|over|nearly|almost|roughly|\$|\d)", re.IGNORECASE)
 
@@ -77,7 +84,11 @@ def _you(sentence: str) -> str:
             return f"You {first} {told}"
     if is_predicate(s):
         told = you_form(s)
-        return f"You {told}" if told else ""
+        # the predicate's subject is the reader, so "their data" is theirs: "your data"
+        return f"You {_THEIR.sub('your', told)}" if told else ""
+    if len(words) > 2 and _STATE.match(s):
+        # "Worried about bias amplification ...": a state of the reader's, bare
+        return f"You are {first}{s[len(first) :]}"
     if first in _PAST and len(words) > 2 and not has_finite_verb(" ".join(words[1:3])):
         return f"You {first} {' '.join(words[1:])}"
     second = words[1].lower()

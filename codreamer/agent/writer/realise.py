@@ -212,6 +212,17 @@ class Vocabulary:
     def _common(self, low: str) -> bool:
         return low in self.lower or low in _ALWAYS_LOWER or _common_shape(low)
 
+    def known_name(self, word: str) -> bool:
+        """A name by its own shape or the graph's say-so (an acronym, "McKinsey", a
+        person's name, a word capitalised mid-sentence in the graph), not merely a
+        word the graph never wrote in lower case."""
+        w = word.strip(",.;:!?'\"()").removesuffix("'s").removesuffix("’s")
+        return (
+            w in self.names
+            or w in self.caps
+            or (len(w) > 1 and (w.isupper() or any(c.isupper() for c in w[1:])))
+        )
+
     def for_names(self, names: list[str]) -> Vocabulary:
         """This graph's vocabulary with the names of one email's people and companies
         (memoised: a run writes to the same few prospects over and over)."""
@@ -359,7 +370,9 @@ class Realiser:
                 # the reader's own situation, owned as what the seller heard; a
                 # sentence that cannot take the lead-in is not told bare
                 low = "y" + t[1:] if t.startswith(("You ", "Your ")) else self.vocab.lowered(t)
-                c = str(_S.notes_opening(self.v("notes"), low or t, t))
+                if not low and self.vocab.known_name(t.split(" ", 1)[0]):
+                    low = t  # "I understand EMR rose ...": a name stays as written
+                c = str(_S.notes_opening(self.v("notes"), low, t))
                 s = self._ok(c)
                 if not s:
                     break
