@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -20,13 +19,7 @@ from codreamer.agent.writer import write_email
 from codreamer.agent.writer.check import broken_sentences, problems, repair
 from codreamer.agent.writer.realise import Vocabulary, goal_object, graph_facts
 from codreamer.agent.writer.text import _cut as cut
-from codreamer.agent.writer.text import (
-    customer_fact,
-    for_customer,
-    is_meta,
-    is_obligation,
-    reason_clause,
-)
+from codreamer.agent.writer.text import customer_fact, for_customer, is_meta, reason_clause
 from codreamer.agent.writer.voice import to_reader
 from codreamer.graph.schema import is_product_feature
 from codreamer.graph.search import shortest_path
@@ -68,40 +61,6 @@ def _proper(store: GraphStore, sc: Scenario) -> Vocabulary:
     v = Vocabulary([], [sc.prospect.name, sc.prospect.company or "", SENDER.name, "Frostline"])
     v.lower, v.caps = vocab.lower, vocab.caps
     return v
-
-
-def test_a_duty_of_the_readers_is_not_told_as_news() -> None:
-    """'State laws require insurers to investigate promptly' told to an insurer reads
-    their own duty back to them (readers: patronising); with another fact on the
-    walk, the duty is left out. A duty with a problem in it is the reader's problem."""
-
-    def node(nid: str, content: str, target: str = "") -> dict[str, Any]:
-        edges = [{"target": target, "label": "leads to", "rationale": "So."}] if target else []
-        return {"id": nid, "content": content, "edges": edges}
-
-    data = [
-        node("Customer Job", "Insurers settle auto claims.", "Prompt Investigation"),
-        node(
-            "Prompt Investigation",
-            "State laws require insurers to investigate claims promptly and pay valid ones.",
-            "SIU Referrals",
-        ),
-        node(
-            "SIU Referrals",
-            "Rules-based flagging sends legitimate claims to the SIU, and real fraud is missed.",
-            "Product Feature",
-        ),
-        node("Product Feature", "Sentrel scores every claim for fraud risk at first notice."),
-    ]
-    store = GraphStore.from_json(data)
-    sc = Scenario(prospect=Prospect(name="Laura Chen", title="SIU Director"), goal="Book a call")
-    path = ["Customer Job", "Prompt Investigation", "SIU Referrals", "Product Feature"]
-    for style in ALL_STYLES[::7]:
-        body = write_email(store, path, sc, style).body
-        assert "require" not in body, body
-        assert "legitimate claims" in body, body
-    assert is_obligation("Distributors must keep temperature records for two years.")
-    assert not is_obligation("Retailers require a temperature record, which drivers miss.")
 
 
 def test_a_compound_of_common_words_is_no_name() -> None:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from codreamer.agent.style import EmailStyle
-from codreamer.agent.writer.text import Fact, customer_fact, is_lecture, reason_clause
+from codreamer.agent.writer.text import Fact, customer_fact, is_definition, reason_clause
 from codreamer.agent.writer.voice import agree, customer_class, plain, seller_voice, to_reader
 from codreamer.graph.schema import is_product_feature
 from codreamer.models import CUSTOMER_JOB
@@ -158,12 +158,12 @@ def make_plan(
         edge = store.edge(prev, node) if prev else None
         role = _role(edge.relationship if edge else "", fact.text) if i > 0 else "problem"
         score = 2.0 * len(st & want) + (1.0 if _COST.search(fact.text) else 0.0) - 0.1 * i
-        if is_lecture(fact.text):
-            score -= 3.0  # a definition or a duty lectures the reader on their own field
+        if is_definition(fact.text):
+            score -= 3.0  # a definition lectures the reader on their own field
         cands.append((score, i, Step(node, role, fact)))
     keep = sorted(cands, key=lambda c: -c[0])[: MAX_FACTS[style.length]]
     if len(cands) > 1:
-        keep = [c for c in keep if not is_lecture(c[2].fact.text)] or keep[:1]
+        keep = [c for c in keep if not is_definition(c[2].fact.text)] or keep[:1]
     plan.steps = [c[2] for c in sorted(keep, key=lambda c: c[1])]
     if plan.steps:
         best = max(keep, key=lambda c: c[0])[2]

@@ -307,35 +307,6 @@ def is_definition(text: str) -> bool:
     )
 
 
-# What a rule or the job demands of the customer: "State laws require insurers to
-# investigate promptly", "Distributors must keep records for two years". Told to an
-# insurer or a distributor it is their own duty read back to them, which readers
-# call patronising (packet K: "opens by telling claims professionals what the law
-# requires of them").
-_OBLIGATION = re.compile(
-    r"\b(?:requires?|required|obliges?|obliged|obligates?|obligated|mandates?|mandated|"
-    r"expected)\s+(?:\w+\s+){0,4}?to\b|\b(?:must|have to|has to)\s+(?!not\b)\w+",
-    re.IGNORECASE,
-)
-# ... unless the fact also names what goes wrong (then it is the reader's problem)
-_PROBLEM = re.compile(
-    r"\b(?:but|yet|while|although|whereas|fail\w*|miss(?:ed|es|ing)?|late|slow\w*|"
-    r"los[est]\w*|costs?|costly|fines?|penalt\w+|errors?|manual\w*|backlog\w*)\b",
-    re.IGNORECASE,
-)
-
-
-def is_obligation(text: str) -> bool:
-    """A fact that only states what a rule or the job requires (no problem in it)."""
-    return bool(_OBLIGATION.search(text)) and not _PROBLEM.search(text)
-
-
-def is_lecture(text: str) -> bool:
-    """A fact the reader lives and would not take as news: a definition of their own
-    field's terms, or a duty of theirs."""
-    return is_definition(text) or is_obligation(text)
-
-
 @lru_cache(maxsize=65536)
 def customer_fact(content: str, limit: int = 24, first: bool = False) -> Fact:
     """The node's clearest sentence for a customer, tangents and author's notes out,
