@@ -36,9 +36,16 @@ class EventLog:
         self._lock = threading.Lock()
         repair_jsonl(path)
         self._seq = len(read_jsonl(path))
+        self._ended = False  # this writer has logged the run's terminal event
 
     def emit(self, type_: str, **data: Any) -> dict[str, Any]:
         with self._lock:
+            if self._ended and type_.startswith("webhook_"):
+                # The terminal event stays the log's last line (readers stop there):
+                # a delivery that settles while the process drains after the run is
+                # recorded in the outbox, not announced here.
+                return {"type": type_, **data}
+            self._ended = type_ in TERMINAL_EVENTS
             self._seq += 1
             event = {"seq": self._seq, "type": type_, "at": utc_now_iso(), **data}
             append_jsonl(self.path, event)
