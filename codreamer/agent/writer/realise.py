@@ -158,6 +158,12 @@ def goal_object(goal: str) -> str:
 _WORD = re.compile(r"(?<![\w@./])[A-Za-z][\w'-]*(?![\w@]|\.\w)")
 
 
+def _bare(word: str) -> str:
+    """The word without the punctuation around it and a possessive "'s"."""
+    w = word.strip(",.;:!?'\"()")
+    return w[:-2] if w.endswith(("'s", "’s")) else w
+
+
 def _common_shape(word: str) -> bool:
     """An adverb, a participle or a gerund is never a name ("Efficiently", "Rushed")."""
     return word.endswith(("ly", "ing", "ed")) and len(word) > 4
@@ -195,14 +201,9 @@ class Vocabulary:
         return hit
 
     def _is_proper(self, word: str) -> bool:
-        w = word.strip(",.;:!?'\"()")
-        if w.endswith(("'s", "’s")):
-            w = w[:-2]
-        if w in self.names or (len(w) > 1 and (w.isupper() or any(c.isupper() for c in w[1:]))):
+        if self.known_name(word):
             return True
-        if w in self.caps:  # capitalised mid-sentence somewhere in the graph: a name
-            return True
-        low = w.lower()
+        low = _bare(word).lower()
         if "-" in low.strip("-") and not self._common(low):
             # "Front-desk" opening the notes: a compound of common words is common
             parts = [x for x in low.split("-") if x]
@@ -216,10 +217,10 @@ class Vocabulary:
         """A name by its own shape or the graph's say-so (an acronym, "McKinsey", a
         person's name, a word capitalised mid-sentence in the graph), not merely a
         word the graph never wrote in lower case."""
-        w = word.strip(",.;:!?'\"()").removesuffix("'s").removesuffix("’s")
+        w = _bare(word)
         return (
             w in self.names
-            or w in self.caps
+            or w in self.caps  # capitalised mid-sentence somewhere in the graph
             or (len(w) > 1 and (w.isupper() or any(c.isupper() for c in w[1:])))
         )
 
