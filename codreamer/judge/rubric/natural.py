@@ -118,6 +118,13 @@ def _may_name_node(subject: str) -> bool:
 
 REPEAT_SHARE = 0.7  # of the shorter sentence's content words, found again in another
 PASTE_SPAN = 6  # words: a run this long copied from the graph is pasted, not paraphrased
+# What reading the prospect's notes back word for word costs. Readers mark a recital
+# down, but an email that uses what the seller knew is graded up more than that: on
+# the tuning graphs the system's emails that echo the notes average 2.60 against 1.96
+# for the rest. Chosen by leave-one-graph-out on the tuning grades (0.3 / 0.15 / 0:
+# 0.725 / 0.729 / 0.729; the system's emails 0.497 / 0.509 / 0.516); the half keeps
+# a recital below the same facts told in the writer's own words.
+ECHO_COST = 0.15
 
 
 def graph_spans(texts: list[str]) -> frozenset[tuple[str, ...]]:
@@ -235,7 +242,7 @@ def naturalness(
     if m is not None and m.group(0).lower() not in company.lower():
         found.append((f"the subject names a graph node ({m.group(0)!r})", 0.6))
     if prospect_notes and (run := _echo(email.tokens, prospect_notes)) >= 8:
-        found.append((f"reads the prospect's notes back word for word ({run} words)", 0.3))
+        found.append((f"reads the prospect's notes back word for word ({run} words)", ECHO_COST))
     if not found:
         return 1.0, "reads as written by a person"
     score = 1.0
