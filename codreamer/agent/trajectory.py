@@ -25,8 +25,9 @@ class TrajectoryMeta(BaseModel):
     auto_finalized: bool = False
     hops: int = 0
     style: dict[str, int] | None = None
-    # Drawn uniformly at random (the trainer's early exploration), not by the policy:
-    # judged like the others, but off-policy for the GRPO surrogate.
+    # Not drawn by the policy: an explorer (uniformly at random) or a polisher (the
+    # prospect's best email with one style choice changed). Judged like the others,
+    # but off-policy for the GRPO surrogate.
     explore: bool = False
     errors: list[str] = Field(default_factory=list)
 

@@ -165,6 +165,22 @@ class GRPOConfig(BaseModel):
             "kept)."
         ),
     )
+    polish_share: float = Field(
+        0.25,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "Share of each group's rollouts (default 0.25, rounded: 4 of a group of "
+            "16, taken from the on-policy ones) that search around the prospect's "
+            "best email judged so far: each replays that email's walk and changes "
+            "one of its style choices, to one the run has not judged on that walk "
+            "(local search from the best state found, as Go-Explore returns to a "
+            "promising state before exploring). "
+            "Off-policy like the explorers: judged, and may become the elite, but "
+            "no part of GRPO's surrogate. Without an elite, or once every neighbour "
+            "of it is judged, a polisher is an on-policy sample. 0 turns it off."
+        ),
+    )
     avoid_repeats: bool = Field(
         True,
         description=(

@@ -38,6 +38,12 @@ converges to the best email the run has found for it, which uniform exploration
 may have found first, while the shared weights, which write for prospects the
 policy never trained on, learn from GRPO alone (what transfers).
 
+Polishing (local search from the elite, as Go-Explore returns to its best state
+before exploring): the trainer shows the policy each prospect's elite, and a
+share of each group (`polish_share`) replays the elite's walk with one style
+choice changed to one the run has not judged on it. Off-policy like explorers;
+their emails may become the elite.
+
 `GRPOTrainer` owns the optimisers (Adam: one for the shared weights, one per
 prospect for its own), the reference parameters for the KL term, the
 exploration schedule and the elites; the policy only says how likely its
@@ -265,12 +271,15 @@ class GRPOTrainer:
         policy.explore_share = self.explore_share
         if hasattr(policy, "seen_emails"):
             policy.avoid_repeats = self.config.avoid_repeats
+        if hasattr(policy, "elite_decisions"):
+            policy.polish_share = self.config.polish_share
 
     def step(self, policy: Any, judged_groups: list[list[Trajectory]]) -> dict[str, float]:
         # The update scores log-probabilities at the temperature the rollouts used.
         policy.temperature = self.temperature
         cfg = self.config
         moved = offer_elites(self.elites, judged_groups, policy)
+        self._show_elites()
         sil = sil_batch(self.elites, judged_groups, cfg)
         stats = grpo_update(policy, judged_groups, cfg, self.adam, self.theta_ref)
         steps, sil_lp = 0, 0.0
@@ -327,6 +336,12 @@ class GRPOTrainer:
         be a prospect's best: a run's first greedy email is sometimes better than
         anything it samples later, and the policy should not learn its way off it."""
         offer_elites(self.elites, [trajectories], self._policy)
+        self._show_elites()
+
+    def _show_elites(self) -> None:
+        """Lets the policy's polishers start from each prospect's elite."""
+        if hasattr(self._policy, "elite_decisions"):
+            self._policy.elite_decisions = {sid: e.decisions for sid, e in self.elites.items()}
 
     def state_dict(self) -> dict[str, Any]:
         return {
@@ -374,6 +389,7 @@ class GRPOTrainer:
         self.own_adam = {
             sid: AdamState.from_json(a) for sid, a in (state.get("own_adam") or {}).items()
         }
+        self._show_elites()
         if hasattr(self._policy, "seen_emails"):
             self._policy.seen_emails = {
                 sid: {(tuple(w), EmailStyle(*st)) for w, st in rows}

@@ -23,13 +23,15 @@ from codreamer.train.config import GRPOConfig
 ITERATIONS, PATIENCE = 30, 2
 # A trainer that sharpens fast and does not fight it: the policy settles on one
 # email within a few iterations, so the run converges. Exploration is off: uniform
-# explorers and redrawn repeats keep a group's rewards spread, so with them a group
-# never collapses (what they are for), and the stop rule needs collapsed groups.
+# explorers, polishers and redrawn repeats keep a group's rewards spread, so with
+# them a group seldom collapses (what they are for), and the stop rule needs
+# collapsed groups.
 GREEDY_LEARNER = GRPOConfig(
     learning_rate=2.0,
     entropy_coef=0.0,
     temperature_growth=1.0,
     explore_share=0.0,
+    polish_share=0.0,
     avoid_repeats=False,
 )
 

@@ -203,3 +203,56 @@ def test_self_imitation_tells_apart_siblings_whose_features_are_alike() -> None:
         again = EmbeddedPolicy(store)
         again.load_state_dict(json.loads(json.dumps(policy.state_dict())))
         assert _email(_greedy(again, env)) == _email(_greedy(policy, env))
+
+
+def test_polishers_replay_the_elite_walk_one_style_choice_away(env: RolloutEnv) -> None:
+    """After a step, the next group's polishers write the elite's walk in styles that
+    differ from the elite's in exactly one choice, each one the run has not judged on
+    that walk, none twice; they are off-policy (marked like explorers)."""
+    policy = EmbeddedPolicy(env.store)
+    trainer = GRPOTrainer(policy, GRPOConfig(explore_share=0.0, polish_share=0.25))
+    group = policy.rollout_group(env, np.random.default_rng(5), _metas(16, env.scenario.id))
+    assert not any(t.metadata.explore for t in group)  # no elite yet: nothing to polish
+    for k, t in enumerate(group):
+        t.reward = 0.1 + 0.01 * k
+    trainer.step(policy, [group])
+    elite = group[-1]
+    walk, style = tuple(elite.final_email.citations), elite.metadata.style
+    judged = {_email(t) for t in group}
+    nxt = policy.rollout_group(env, np.random.default_rng(6), _metas(16, env.scenario.id))
+    polishers = [t for t in nxt if t.metadata.explore]
+    assert len(polishers) == 4
+    styles = set()
+    for t in polishers:
+        assert tuple(t.final_email.citations) == walk
+        changed = [h for h, v in t.metadata.style.items() if v != style[h]]
+        assert len(changed) == 1
+        assert _email(t) not in judged
+        styles.add(tuple(sorted(t.metadata.style.items())))
+    assert len(styles) == 4
+
+
+def test_polishing_reaches_a_better_style_of_the_best_walk(env: RolloutEnv) -> None:
+    """A reward that wants one style choice changed from the elite's: with polishers
+    the next group judges that email; without them (all else alike) it does not."""
+
+    def next_group(polish: float) -> list:
+        policy = EmbeddedPolicy(env.store)
+        trainer = GRPOTrainer(policy, GRPOConfig(explore_share=0.0, polish_share=polish))
+        group = policy.rollout_group(env, np.random.default_rng(5), _metas(16, env.scenario.id))
+        for k, t in enumerate(group):
+            t.reward = 0.1 + 0.01 * k
+        trainer.step(policy, [group])
+        nxt = policy.rollout_group(env, np.random.default_rng(6), _metas(16, env.scenario.id))
+        return group, nxt
+
+    group, polished = next_group(0.5)
+    elite = group[-1]
+    walk, style = tuple(elite.final_email.citations), dict(elite.metadata.style)
+    targets = [
+        (walk, tuple(sorted({**style, h: k}.items())))
+        for h, k in (("register", 1 - style["register"]), ("ask", 1 - style["ask"]))
+    ]
+    assert any(_email(t) in targets for t in polished)
+    _, plain = next_group(0.0)
+    assert not any(_email(t) in targets for t in plain)

@@ -138,6 +138,12 @@ class EmbeddedPolicy(PolicyBase):
         # trainer fills and checkpoints it; empty (no avoidance) otherwise.
         self.seen_emails: dict[str, set[tuple[tuple[str, ...], EmailStyle]]] = {}
         self.avoid_repeats = False
+        # Local search from each prospect's best email judged so far (the trainer sets
+        # both: GRPOConfig.polish_share, and the elites' decisions by scenario id).
+        # `_script` is the (walk, style) a polisher replays while it is drawn.
+        self.polish_share = 0.0
+        self.elite_decisions: dict[str, list[Decision]] = {}
+        self._script: tuple[tuple[str, ...], EmailStyle] | None = None
         # Each trained prospect's own weights, by scenario id, added to the shared
         # `theta` for that prospect's decisions (Decision.own). Self-imitation trains
         # them alone, so what one prospect's best email needs is learned there and
@@ -308,7 +314,12 @@ class EmbeddedPolicy(PolicyBase):
         The last pairs, `explore_share` of the group (rounded to whole pairs), are
         explorers: they walk and choose a style uniformly among the allowed options
         (broad exploration early in a run, as epsilon-greedy's mixture; the trainer
-        decays the share). They are marked `explore` in their metadata."""
+        decays the share). They are marked `explore` in their metadata.
+
+        Before them, `polish_share` of the group are polishers: each writes the
+        prospect's elite walk in a style one choice away from the elite's (see
+        `_neighbour`), also marked `explore`; without an elite, or with nothing
+        left to try around it, they are sampled like the rest."""
         seeds = rng.integers(0, 2**63 - 1, size=(len(metas) + 1) // 2)
         if self.avoid_repeats and not greedy:
             seen = self.seen_emails.setdefault(env.scenario.id, set())
@@ -316,10 +327,18 @@ class EmbeddedPolicy(PolicyBase):
                 seen.clear()
         n_explore = 0 if greedy else min(len(metas), 2 * round(self.explore_share * len(metas) / 2))
         first_explorer = len(metas) - n_explore
+        n_polish = 0 if greedy else min(first_explorer, round(self.polish_share * len(metas)))
+        first_polisher = first_explorer - n_polish
+        tried: set[EmailStyle] = set()  # this group's polishers' styles, none twice
         out = []
         for j, m in enumerate(metas):
-            explorer = j >= first_explorer
-            self._uniform = explorer
+            self._script = None
+            if first_polisher <= j < first_explorer:
+                # Without an elite, or with every neighbour of it judged, a polisher
+                # is an on-policy sample like the rest.
+                self._script = self._neighbour(env, rng, tried)
+            explorer = j >= first_explorer or self._script is not None
+            self._uniform = j >= first_explorer
             try:
                 t = rollout(
                     self,
@@ -331,10 +350,56 @@ class EmbeddedPolicy(PolicyBase):
                 )
             finally:
                 self._uniform = False
+                self._script = None
             if explorer:
                 t.metadata = t.metadata.model_copy(update={"explore": True})
             out.append(t)
         return out
+
+    def elite_email(self, scenario_id: str, seed: str) -> tuple[tuple[str, ...], EmailStyle] | None:
+        """The walk and style of a prospect's elite, read back from its decisions."""
+        ds = self.elite_decisions.get(scenario_id)
+        if not ds:
+            return None
+        walk = [seed]
+        style: dict[str, int] = {}
+        for d in ds:
+            if d.head == "node":
+                if d.cand is None:  # an elite from before decisions named their candidates
+                    return None
+                if d.chosen < len(d.cand):
+                    walk.append(self.node_ids[int(d.cand[d.chosen])])
+            else:
+                style[d.head] = d.chosen
+        try:
+            return tuple(walk), EmailStyle(**style)
+        except (TypeError, ValueError):
+            return None
+
+    def _neighbour(
+        self, env: RolloutEnv, rng: np.random.Generator, tried: set[EmailStyle]
+    ) -> tuple[tuple[str, ...], EmailStyle] | None:
+        """A polisher's email: the prospect's elite walk, written in a style one
+        choice away from the elite's, one the run has not judged on that walk and
+        no other polisher of the group writes. None when every one is judged."""
+        elite = self.elite_email(env.scenario.id, env.seed_node)
+        if elite is None:
+            return None
+        walk, style = elite
+        seen = self.seen_emails.get(env.scenario.id, set())
+        base = style.as_dict()
+        options = []
+        for head, n in STYLE_HEADS:
+            for k in range(n):
+                if k != base[head]:
+                    st = EmailStyle(**{**base, head: k})
+                    if st not in tried and (walk, st) not in seen:
+                        options.append(st)
+        if not options:
+            return None
+        pick = options[int(rng.integers(len(options)))]
+        tried.add(pick)
+        return walk, pick
 
     # -- a decision kept across iterations (self-imitation's elite) -------------------
     def decision_to_json(self, d: Decision) -> dict[str, Any]:

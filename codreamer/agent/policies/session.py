@@ -117,7 +117,17 @@ class EmbeddedSession:
         if not cands:
             return self._finalize(decisions=[])
         d = self._node_decision(cur, cands)
-        self.p.choose(d, self.rng, self.greedy)
+        script = None if self.greedy else self.p._script
+        if script is not None:
+            # A polisher replays the elite's walk: its next node, or FINISH where
+            # the elite stopped. Off-policy, like an explorer: its log-probability
+            # is not the policy's and takes no part in the update.
+            walk = script[0]
+            nxt = walk[len(self.path)] if len(self.path) < len(walk) else None
+            d.chosen = cands.index(nxt) if nxt in cands else len(cands)
+            d.logprob = 0.0
+        else:
+            self.p.choose(d, self.rng, self.greedy)
         if d.chosen == len(cands):  # FINISH
             t = self._finalize(decisions=[d])
             return t
@@ -172,6 +182,9 @@ class EmbeddedSession:
         ctx = self.features.style_context(hops)
         seen = None if self.greedy else self.p.seen_emails.get(self.env.scenario.id)
         walk = tuple(self.path)
+        # A polisher's style (its neighbour was not judged on this walk: see
+        # EmbeddedPolicy._neighbour).
+        forced = None if self.greedy or self.p._script is None else self.p._script[1]
         # A sampled email the run has judged already teaches little and spends a
         # judged email of the run's budget: while the policy's seen set holds it,
         # the style is drawn again (a few times at most; sampling without
@@ -188,7 +201,10 @@ class EmbeddedSession:
                     own=self.own,
                 )
                 d.x = ctx
-                self.p.choose(d, self.style_rng, self.greedy)
+                if forced is not None:
+                    d.chosen, d.logprob = getattr(forced, head), 0.0
+                else:
+                    self.p.choose(d, self.style_rng, self.greedy)
                 choice[head] = d.chosen
                 styled.append(d)
             style = EmailStyle(**choice)
