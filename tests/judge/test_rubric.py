@@ -642,6 +642,27 @@ def test_notes_for_the_graphs_author_cost_naturalness(note: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "duty",
+    [
+        "State rules require you to report water loss every year.",
+        "Regulators expect utilities to file a validated audit each year.",
+        "You are required to file a validated audit each year.",
+    ],
+)
+def test_a_duty_told_to_the_reader_costs_naturalness(duty: str) -> None:
+    """Readers grade a reader's own obligations told back to them as a lecture
+    ("lectures a claims litigation manager on unfair-claims law", packet K)."""
+    judge = RubricJudge(WATER)
+    plain = judge.judge(WATER_EMAIL, WATER_SCENARIO).criteria["naturalness"]
+    assert "duties" not in plain.reason, plain.reason
+    email = WATER_EMAIL.model_copy(
+        update={"body": WATER_EMAIL.body.replace("the worst first.", "the worst first. " + duty)}
+    )
+    n = judge.judge(email, WATER_SCENARIO).criteria["naturalness"]
+    assert n.score < plain.score and "tells the reader their duties" in n.reason, n.reason
+
+
+@pytest.mark.parametrize(
     "proof",
     [
         "Listenwell is trusted by more than 400 utilities.",

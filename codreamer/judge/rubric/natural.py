@@ -5,6 +5,7 @@ fact ("This is where the savings are: ...", or any lead-in followed by the graph
 words pasted in), the same point made twice in other words, sentences that say
 nothing the graph or the prospect supports ("Left alone, that gap keeps costing."),
 notes written for the graph's author ("Understanding X is crucial because..."), a
+duty told to the reader as news ("State laws require you to investigate promptly"), a
 subject that is a slot filled with a key ("Latency 0 at ..."), and stock sales
 phrases ("I hope this email finds you well", "leverage synergies"). Each finding
 costs; the score is the product of (1 - cost), with a reason naming the first findings.
@@ -61,8 +62,15 @@ _DEFINITION = re.compile(
     r"the (?:process|practice|act) of|a (?:type|kind|form) of)\b|\brefers? to\b|"
     r"\bin other words\b|\b(?:measures|quantifies) (?:how|the (?:share|proportion|fraction))"
 )
+# A duty told to the reader as news ("State laws require you to investigate
+# promptly"): readers take it as a lecture on their own job.
+_DUTY = re.compile(
+    r"\b(?:laws?|regulations?|regulators?|rules?|statutes?|codes?|standards?|acts?|"
+    r"mandates?|states)\b[^.?!]{0,60}\b(?:requires?|obliges?|mandates?|forces?|expects?)\b"
+    r"[^.?!]{0,40}\bto\b|\byou (?:must|are required to|are obliged to|are expected to)\b"
+)
 # Either of the two, as a first pass (no anchors, lookarounds or back-references).
-_NOTE_OR_DEFINITION = any_of(_AUTHOR_NOTE, _DEFINITION)
+_NOTE_OR_DEFINITION = any_of(_AUTHOR_NOTE, _DEFINITION, _DUTY)
 _ASKISH = re.compile(
     r"\?|\b(?:would|could|can|shall|let me know|happy to|glad to|free|available|open to|"
     r"worth|call|chat|minutes)\b",
@@ -232,6 +240,9 @@ def naturalness(
     if lectures:
         found.append((f"defines terms for the reader ({lectures[0][:30]!r})",
                       min(0.6, 0.3 * len(lectures))))  # fmt: skip
+    duties = [m.group(0) for s in prose if (m := _DUTY.search(s.text.lower()))] if noted else []
+    if duties:
+        found.append((f"tells the reader their duties ({duties[0][:30]!r})", 0.3))
     whole = f"{email.subject}\n{email.lower}".lower()
     maybe_stock = (screened is None or screened.subject_and_body) and _ANY_STOCK.found(whole)
     stock = [m.group(0) for m in _STOCK.finditer(whole)] if maybe_stock else []

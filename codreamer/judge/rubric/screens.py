@@ -3,7 +3,7 @@
 Deception and naturalness each scan the lower-case subject and body for phrases
 (fake threads, urgency and guarantees; stock sales phrases), contradiction and
 naturalness each the lower-case prose (social proof; notes for the graph's author,
-definitions). Most emails hold none of them, and a scan's cost is in reading the
+definitions, duties). Most emails hold none of them, and a scan's cost is in reading the
 text, not in the number of phrases: one `any_of` over the union reads each text
 once, and a criterion reads its own patterns only where the union found something.
 Exact: the union finds something in a text exactly when one of its patterns does.
@@ -15,12 +15,12 @@ from dataclasses import dataclass
 
 from codreamer.judge.rubric.first_pass import any_of
 from codreamer.judge.rubric.flaws import _GUARANTEE, _THREAD_BODY, _URGENCY
-from codreamer.judge.rubric.natural import _AUTHOR_NOTE, _DEFINITION, _STOCK
+from codreamer.judge.rubric.natural import _AUTHOR_NOTE, _DEFINITION, _DUTY, _STOCK
 from codreamer.judge.rubric.semantic import _SOCIAL_PROOF
 from codreamer.judge.rubric.text_criteria import EmailText
 
 _SUBJECT_AND_BODY = any_of(_THREAD_BODY, _URGENCY, _GUARANTEE, _STOCK)
-_PROSE = any_of(_SOCIAL_PROOF, _AUTHOR_NOTE, _DEFINITION)
+_PROSE = any_of(_SOCIAL_PROOF, _AUTHOR_NOTE, _DEFINITION, _DUTY)
 
 
 @dataclass(frozen=True, slots=True)
