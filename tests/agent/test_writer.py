@@ -465,3 +465,34 @@ def test_no_point_is_made_twice(store: GraphStore, scenarios: list[Scenario]) ->
                         assert len(a & b) < 0.6 * min(len(a), len(b)), e.body
                 checked += 1
     assert checked > 50
+
+
+def test_a_products_first_sentence_with_a_re_verb_is_what_the_email_says() -> None:
+    """ "Brieflane rebuilds Slack, Teams and text messages into conversation views"
+    was read as a noun phrase (no known verb), so the email told the feature's second
+    sentence, about email threads, to a reader whose problem was Slack."""
+    first = (
+        "Brieflane rebuilds Slack, Teams and text messages into 24-hour conversation "
+        "views per channel, so reviewers code a day's discussion as one unit."
+    )
+    second = "For email, thread suppression removes duplicative earlier messages."
+    fact = customer_fact(f"{first} {second}", 24, True)
+    assert fact.kind == "clause" and fact.text.startswith("Brieflane rebuilds"), fact
+    store = GraphStore.from_json(
+        [
+            {"id": "Customer Job", "content": "Litigation teams at payments companies.",
+             "edges": [{"target": "Chat Data", "label": "faces"}]},
+            {"id": "Chat Data", "content": "Slack and Teams messages now appear in most "
+             "investigations.",
+             "edges": [{"target": "Product Feature: Threads", "label": "needs"}]},
+            {"id": "Product Feature: Threads", "content": f"{first} {second}"},
+        ]
+    )  # fmt: skip
+    sc = Scenario(
+        prospect=Prospect(name="Samuel Adeyemi", title="Deputy General Counsel"),
+        goal="Book a 30-minute demo",
+    )
+    path = ["Customer Job", "Chat Data", "Product Feature: Threads"]
+    for style in ALL_STYLES[:12]:
+        body = write_email(store, path, sc, style, SENDER).body
+        assert "rebuilds Slack, Teams and text messages" in body, body

@@ -93,6 +93,12 @@ def base_form(word: str) -> str | None:
     for suf, add in (("ies", "y"), ("es", ""), ("s", "")):
         if w.endswith(suf) and (w[: -len(suf)] + add) in VERBS:
             return w[: -len(suf)] + add
+    # "re-" makes verbs of verbs ("Brieflane rebuilds Slack messages into ..."): a
+    # product's first sentence read as a noun phrase was dropped for its second.
+    if w.startswith("re") and len(w) > 6 and w[2] != "-":
+        rest = base_form(w[2:])
+        if rest is not None:
+            return "re" + rest
     return None
 
 
