@@ -733,3 +733,61 @@ def test_the_feature_that_fits_answers_the_problem_the_notes_describe() -> None:
     )
     assert right.criteria["solution_fit"].score == 1.0, right.criteria["solution_fit"].reason
     assert wrong.criteria["solution_fit"].score < 0.5, wrong.criteria["solution_fit"].reason
+
+
+COST = GraphStore.from_json(
+    [
+        {"id": "Customer Job", "content": "Data teams run analytics on cloud warehouses.",
+         "edges": [{"target": "Cloud Cost", "label": "faces"}]},
+        {"id": "Cloud Cost", "content": "Idle clusters left running all weekend and forgotten "
+         "jobs overrun the budget.",
+         "edges": [{"target": "Product Feature: Cost Controls", "label": "addressed by"}]},
+        {"id": "Product Feature: Cost Controls", "content": "Brightwell pauses idle clusters and "
+         "moves cold data to cheaper storage automatically."},
+    ]
+)  # fmt: skip
+COST_SCENARIO = Scenario(
+    prospect=Prospect(name="Priyanka Rao", title="FinOps Manager", company="Kite Insurance"),
+    goal="Book a 20-minute call",
+)
+COST_EMAIL = FinalEmail(
+    subject="About cost",
+    body="Hi Priyanka,\n\nIdle clusters left running all weekend and forgotten jobs overrun the "
+    "budget.\n\nBrightwell pauses idle clusters and moves cold data to cheaper storage "
+    "automatically.\n\nCould we find 20 minutes next week?\n\nWith thanks,\nSam",
+    citations=["Customer Job", "Cloud Cost", "Product Feature: Cost Controls"],
+)
+
+
+@pytest.mark.parametrize(
+    ("subject", "about"),
+    [
+        ("About cost", True),  # names the cited fact ("Cloud Cost")
+        ("Cost at Kite Insurance?", True),  # the company says nothing of the topic
+        ("Idle clusters", True),  # words of the body
+        ("Congrats on the new role", False),
+        ("A question about your priorities", False),  # a frame and nothing told
+    ],
+)
+def test_a_subject_is_about_the_body_when_it_names_what_the_email_tells(
+    subject: str, about: bool
+) -> None:
+    """A topic of a word or two is too short for the sentence embedding to place:
+    "About cost" over a body all about a blown cloud budget read as a subject not about
+    the body, and cost the email most of its deception score (0.22 of its oracle for a
+    FinOps manager). What the subject's own words name is read first."""
+    email = COST_EMAIL.model_copy(update={"subject": subject})
+    d = RubricJudge(COST).judge(email, COST_SCENARIO).criteria["deception"]
+    assert ("the subject is not about the body" not in d.reason) is about, d.reason
+
+
+@pytest.mark.parametrize("signoff", ["With thanks,", "Best wishes,", "Respectfully,", "Regards,"])
+def test_a_sign_off_is_not_a_sentence_fragment(signoff: str) -> None:
+    """The writer signs "With thanks,"; the judge read it as a two-word sentence of the
+    prose and charged a fragment."""
+    email = COST_EMAIL.model_copy(update={"body": COST_EMAIL.body.replace("With thanks,", signoff)})
+    s = RubricJudge(COST).judge(email, COST_SCENARIO).criteria["sendability"]
+    assert "fragment" not in s.reason, s.reason
+    clipped = email.model_copy(update={"body": email.body.replace("next week?", "next week? Sure.")})
+    s = RubricJudge(COST).judge(clipped, COST_SCENARIO).criteria["sendability"]
+    assert "fragment" in s.reason, s.reason  # a real fragment still counts

@@ -66,6 +66,7 @@ from codreamer.judge.rubric.graph_criteria import (
     read_citations,
 )
 from codreamer.judge.rubric.graph_index import GraphIndex
+from codreamer.judge.rubric.language import concepts
 from codreamer.judge.rubric.meaning import embed
 from codreamer.judge.rubric.natural import graph_spans, naturalness, vocabulary
 from codreamer.judge.rubric.screens import screen
@@ -80,6 +81,7 @@ from codreamer.judge.rubric.semantic import (
     solution_fit,
     specificity,
     subject_fit,
+    subject_names_body,
 )
 from codreamer.judge.rubric.semantic import grounding as grounding_by_meaning
 from codreamer.judge.rubric.sendability import sendability
@@ -94,6 +96,7 @@ from codreamer.judge.rubric.text_criteria import (
     personalisation,
     readability,
     scenario_info,
+    subject_concepts,
 )
 from codreamer.judge.rubric.total import CRITERIA, FEATURES, GATES, FittedTotal, default_total
 from codreamer.models import CriterionScore, FinalEmail, Judgement, Scenario, Sender
@@ -198,6 +201,7 @@ class RubricJudge:
         self._spans: frozenset[tuple[str, ...]] | None = None
         self._scenarios: dict[tuple[Any, ...], _ScenarioView] = {}
         self._graph_lower = ""  # the graph's node text in lower case, made once
+        self._concepts: dict[str, frozenset[str]] = {}  # node -> its concepts
         # Each criterion's reported weight, rounded, per set of unscored criteria: a
         # handful of sets ever occur, so the shares are worked out once per set.
         self._weights: dict[frozenset[str], dict[str, float]] = {}
@@ -240,6 +244,14 @@ class RubricJudge:
                 if store is not None else frozenset()
             )  # fmt: skip
         return self._spans
+
+    def _node_concepts(self, node: str) -> frozenset[str]:
+        """A node's concepts: its name (the id) and its text, as an email citing it
+        may name its topic."""
+        hit = self._concepts.get(node)
+        if hit is None and self.store is not None:
+            hit = self._concepts[node] = concepts(f"{node} {self.store.content(node)}")
+        return hit or frozenset()
 
     def _scenario_info(self, scenario: Scenario) -> _ScenarioView:
         p = scenario.prospect
@@ -358,9 +370,14 @@ class RubricJudge:
         results["concision"] = concision(text)
         results["readability"] = readability(text)
         results["english"] = english(text)
+        told = set().union(*(s.concepts for s in text.prose))
+        if cites is not None:
+            told.update(*(self._node_concepts(n) for n in cites.resolved))
+        on_topic = subject_names_body(subject_concepts(text.subject, info), told)
         results["deception"] = deception(
-            text, info, subject_fit(ev, gv, view.profile), known, screened.subject_and_body
-        )
+            text, info, 1.0 if on_topic else subject_fit(ev, gv, view.profile), known,
+            screened.subject_and_body,
+        )  # fmt: skip
         results["tone"] = tone(text)
         results["grammar"] = grammar(text, self._lower)
         results["naturalness"] = naturalness(

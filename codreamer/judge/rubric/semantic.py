@@ -475,6 +475,16 @@ def grounding(ev: EmailVectors, cited: list[str], gv: GraphVectors) -> tuple[flo
     return share, missing, why
 
 
+def subject_names_body(subject: frozenset[str], told: set[str] | frozenset[str]) -> bool:
+    """Whether the subject's own words (its concepts, less the reader's name and
+    company and the words that frame a subject: `subject_concepts`) name something
+    the email tells: a concept of its prose or of the facts it cites. A topic of one
+    or two words ("About cost") is too short for a sentence embedding to place (its
+    cosine with a body all about a doubled cloud bill is 0.02), so what the words
+    name is read first, and meaning only when they name nothing told."""
+    return not subject.isdisjoint(told)
+
+
 def subject_fit(ev: EmailVectors, gv: GraphVectors | None, profile: np.ndarray | None) -> float:
     """How much closer the subject is to this body than to an unrelated text: its
     cosine with the body, minus a floor (the typical cosine of unrelated texts).

@@ -62,7 +62,9 @@ _GREETING = re.compile(
 _HONORIFIC_DOT = re.compile(r"\b(Dr|Mr|Ms|Mrs|Prof)\.", re.IGNORECASE)  # "Dear Dr. Hoffmann,"
 _SIGNOFF = re.compile(
     r"^(?:best|kind regards|warm regards|best regards|regards|thanks|thank you|many thanks|"
-    r"cheers|sincerely|all the best|yours|talk soon|speak soon|warmly)\b[^.?]{0,25}[,.!—-]?$",
+    r"cheers|sincerely|all the best|yours|talk soon|speak soon|warmly|with thanks|"
+    r"with (?:best|kind|warm) (?:regards|wishes)|best wishes|warm wishes|respectfully|"
+    r"with gratitude|take care)\b[^.?]{0,25}[,.!—-]?$",
     re.IGNORECASE,
 )
 _NAME_LINE = re.compile(r"^[A-Z][\w.'-]*(?:[ ,]+[A-Z&][\w.&'-]*){0,4}$")
@@ -166,6 +168,18 @@ def scenario_info(scenario: Scenario) -> ScenarioInfo:
         writes_as=writes_as,
         writes_as_any=any_of(writes_as) if writes_as is not None else None,
     )
+
+
+# Words that frame a subject ("A question on", "An idea about", "How is X handling",
+# "Quick note") and name no topic of their own.
+_SUBJECT_FRAME = concepts("question questions idea ideas thoughts thought handling about quick note")
+
+
+def subject_concepts(subject: str, info: ScenarioInfo) -> frozenset[str]:
+    """The subject's topic words as concepts: less the reader's names and company, and
+    the words that frame a subject."""
+    own = concepts(f"{info.first} {info.last} {info.company}")
+    return concepts(subject) - own - _SUBJECT_FRAME
 
 
 @dataclass(slots=True)
