@@ -351,6 +351,28 @@ _DOES = re.compile(
 )
 
 
+# A product named, then what it has, as a noun phrase ("Waffles and Bagels, featuring a
+# UI for feedback", "Tagline, a platform for field crews"): the same claim as a clause.
+_NAMED_NOUN = re.compile(
+    r"^(?P<name>[A-Z][\w&.'+-]*(?:\s+(?:and|&|of|for|[A-Z0-9][\w&.'+-]*))*),\s+"
+    r"(?P<rel>featuring|with|offering|including|providing|an?|the)\s+(?P<rest>\S.*)$"
+)
+_NAMED_VERB = {"featuring": "has", "with": "comes with", "offering": "offers",
+               "including": "includes", "providing": "provides"}  # fmt: skip
+
+
+def named_clause(text: str) -> str:
+    """A named product's noun phrase as a clause ("Waffles and Bagels, featuring a UI
+    for feedback" -> "Waffles and Bagels has a UI for feedback"; "Tagline, a
+    platform for X" -> "Tagline is a platform for X"), or "" when it is not one."""
+    m = _NAMED_NOUN.match(text.strip())
+    if m is None or m.group("name").split()[-1] in ("and", "&", "of", "for"):
+        return ""
+    rel = m.group("rel")
+    verb = _NAMED_VERB.get(rel, f"is {rel}")
+    return f"{m.group('name')} {verb} {m.group('rest')}"
+
+
 @lru_cache(maxsize=65536)
 def reason_clause(rationale: str, limit: int = 22) -> str:
     """An edge rationale as a reason a customer reads ("" when it talks about the graph
