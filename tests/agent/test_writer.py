@@ -527,3 +527,38 @@ def test_a_product_named_in_a_noun_phrase_is_still_said(content: str, said: str)
     for style in ALL_STYLES[:12]:
         body = write_email(store, path, sc, style, SENDER).body
         assert said in body, body
+
+
+def test_a_walk_of_the_readers_own_work_still_says_why_the_product_follows() -> None:
+    """Each fact of this walk is the reader's own work ("Validates data quality by
+    ..."), which is never told back to them, so the email went from the notes straight
+    to the product. An edge's reason for the customer fills the middle; a reason
+    about the graph or the product's positioning never does."""
+    store = GraphStore.from_json(
+        [
+            {"id": "Customer Job", "content": "Generates synthetic data for LLM pre-training.",
+             "edges": [{"target": "Validation", "label": "has process",
+                        "rationale": "Weave's tools are directly applicable to this process."}]},
+            {"id": "Validation", "content": "Validates data quality by evaluating models "
+             "trained on it.",
+             "edges": [{"target": "Human Review", "label": "relies on",
+                        "rationale": "For nuanced LLM tasks, automated metrics are often "
+                        "insufficient. This highlights a need for Weave's UI."}]},
+            {"id": "Human Review", "content": "Requires human review of model outputs.",
+             "edges": [{"target": "Product Feature", "label": "is solved by",
+                        "rationale": "A direct use case for a dedicated product feature."}]},
+            {"id": "Product Feature", "content": "Weave provides a feedback system in the UI "
+             "and the SDK."},
+        ]
+    )  # fmt: skip
+    sc = Scenario(
+        prospect=Prospect(name="Ana Silva", title="CTO", notes="Wants the data to stay high "
+                          "quality."),
+        goal="Book a call",
+    )  # fmt: skip
+    path = ["Customer Job", "Validation", "Human Review", "Product Feature"]
+    for style in ALL_STYLES[:24]:
+        body = write_email(store, path, sc, style, SENDER).body
+        assert "automated metrics are" in body and "insufficient." in body, body
+        assert "Weave's UI" not in body and "use case" not in body, body
+        assert broken_sentences(body, _proper(store, sc).proper) == [], body

@@ -31,6 +31,8 @@ from codreamer.graph.schema import is_product_feature
 from codreamer.models import CUSTOMER_JOB
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from codreamer.graph.store import GraphStore
 
 _CAUSE = re.compile(
@@ -116,6 +118,26 @@ def _reader_fact(store: GraphStore, node: str, limit: int) -> Fact:
     return Fact(to_reader(text, classes), fact.kind)
 
 
+def _insight(
+    facts: list[str], reason: Callable[[str, str], str], want: frozenset[str], most: int
+) -> list[Step]:
+    """When the walk holds no fact to tell (each is the reader's own work, a bare noun
+    phrase or a definition), why one step of it leads to the next, if an edge says so
+    for the customer ("automated metrics are often insufficient for nuanced LLM
+    tasks"): the argument then has a middle, not only the reader's notes and the
+    product. The `most` reasons that bear most on the notes (else the first ones), in
+    the walk's order."""
+    found: list[tuple[float, int, Step]] = []
+    for i in range(1, len(facts)):
+        r = reason(facts[i - 1], facts[i])
+        if r and not is_definition(r):
+            r = r[:1].upper() + r[1:]
+            step = Step(facts[i], "cause", Fact(r, "clause"))
+            found.append((2.0 * len(stems(r) & want) - 0.1 * i, i, step))
+    best = sorted(found, key=lambda c: -c[0])[:most]
+    return [c[2] for c in sorted(best, key=lambda c: c[1])]
+
+
 def make_plan(
     store: GraphStore,
     path: list[str],
@@ -168,6 +190,8 @@ def make_plan(
     if plan.steps:
         best = max(keep, key=lambda c: c[0])[2]
         plan.topic_node = best.node if want else plan.steps[0].node
+    else:
+        plan.steps = _insight(facts, reason, want, MAX_FACTS[style.length])
     if reaches:
         pf = path[-1]
         fact = _reader_fact(store, pf, max(limit, 30))
