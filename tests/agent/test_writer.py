@@ -562,3 +562,30 @@ def test_a_walk_of_the_readers_own_work_still_says_why_the_product_follows() -> 
         assert "automated metrics are" in body and "insufficient." in body, body
         assert "Weave's UI" not in body and "use case" not in body, body
         assert broken_sentences(body, _proper(store, sc).proper) == [], body
+
+
+@pytest.mark.parametrize(
+    "note",
+    [
+        "It is important to connect the utility to its pipes, since the network is its "
+        "largest asset.",
+        "Highlighting the field workforce is useful because leak detection depends on people.",
+        "Useful context: the helpdesk is where all the conversations live.",
+        "Framing note: analysts spend their time on judgement calls.",
+        "Each replacement hire starts the ramp again, which is the cost to emphasise.",
+        "This is the direct answer to the calibration problem QA leads describe.",
+        "Included since staffing is the pain every operator raises unprompted.",
+        "Mention that optimised routes are fed back into the existing tasks.",
+    ],
+)
+def test_advice_to_whoever_writes_the_email_is_never_a_reason(note: str) -> None:
+    """Edge rationales written as advice to the email's author (the graph's notes on
+    what to stress) are not reasons a customer reads; once a walk with no tellable
+    fact told its edges' reasons, "Included since staffing is the pain ..." reached an
+    email."""
+    assert reason_clause(note) == ""
+
+
+def test_a_reason_for_the_customer_is_kept() -> None:
+    r = "Survey coverage depends on how many trained listeners the utility has."
+    assert reason_clause(r) == r.rstrip(".")

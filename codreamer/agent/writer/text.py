@@ -54,7 +54,22 @@ META = re.compile(
     r"emphasi[sz]ing|underlining|repeating|calling)\b|\bwhere (?:the |our )?(?:main )?"
     r"product (?:fits|comes in)\b|\bproduct fits\b|\bwe (?:want|need|should|would like) "
     r"to\b|\b(?:the )?alternative we\b|\bhand in hand\b|\bto contrast (?:with|it)\b|"
-    r"\bthe (?:main |core )?(?:hook|story|narrative|framing)\b|\bframe (?:it|this)\b)",
+    r"\bthe (?:main |core )?(?:hook|story|narrative|framing)\b|\bframe (?:it|this)\b|"
+    # why the node is in the graph ("Included since staffing is the pain ...")
+    r"^(?:included|added|listed|kept|chosen|picked|linked)\s+(?:here\s+)?"
+    r"(?:since|because|as|so|to|for)\b|"
+    # advice to whoever writes the email: "It is important to connect X to Y",
+    # "Highlighting X is useful because", "Useful context: ...", "Framing note: ...",
+    # "Mention that ...", "the cost to emphasise", "This is the direct answer to ..."
+    r"^(?:it is|it's|it helps|it can help) (?:\w+ )?to (?:connect|explain|link|tie|frame|"
+    r"show|say|position|establish|make)\b|"
+    r"^(?:highlighting|linking|connecting|framing|tying|showing|mentioning|stressing|"
+    r"emphasi[sz]ing|explaining|noting)\b[^.]{0,100}?\b(?:is|are)\s+(?:\w+\s+)?(?:useful|"
+    r"key|important|helpful|worth|essential|crucial|good)\b|"
+    r"^(?:useful |helpful |some |more )?(?:context|framing|background)(?: note)?(?: for \w+)?\s*:|"
+    r"^(?:framing|context|author'?s?) note\b|^(?:mention|note|explain|stress|say) that\b|"
+    r"\bto (?:emphasi[sz]e|stress|mention|highlight)\b|"
+    r"^this (?:captures|is the (?:direct |main )?answer|covers the|reflects the)\b)",
     re.IGNORECASE,
 )
 # A trailing clause that tells the author why the link matters ("..., highlighting a
