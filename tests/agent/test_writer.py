@@ -589,3 +589,24 @@ def test_advice_to_whoever_writes_the_email_is_never_a_reason(note: str) -> None
 def test_a_reason_for_the_customer_is_kept() -> None:
     r = "Survey coverage depends on how many trained listeners the utility has."
     assert reason_clause(r) == r.rstrip(".")
+
+
+def test_a_product_sentence_with_a_common_verb_is_what_the_email_says() -> None:
+    """ "Pickwise voice picking directs workers through a headset ..." had no verb the
+    writer knew, so it was read as a noun phrase, the final check rejected it, and the
+    email never said what the product does."""
+    fact = customer_fact(
+        "Pickwise voice picking directs workers through a headset in more than 20 "
+        "languages, with check-digit confirmation at each location.", 30, True
+    )  # fmt: skip
+    assert fact.kind == "clause" and fact.text.startswith("Pickwise voice picking directs")
+
+
+def test_a_fact_is_not_cut_before_what_it_costs() -> None:
+    """ ", which takes a front-desk employee two hours a day" is the fact's point."""
+    fact = customer_fact(
+        "Many clinics still confirm appointments by phone the day before, which takes a "
+        "front-desk employee one to two hours a day and reaches many clients only by "
+        "voicemail.", 24
+    )  # fmt: skip
+    assert "two hours a day" in fact.text, fact

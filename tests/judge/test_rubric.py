@@ -788,6 +788,8 @@ def test_a_sign_off_is_not_a_sentence_fragment(signoff: str) -> None:
     email = COST_EMAIL.model_copy(update={"body": COST_EMAIL.body.replace("With thanks,", signoff)})
     s = RubricJudge(COST).judge(email, COST_SCENARIO).criteria["sendability"]
     assert "fragment" not in s.reason, s.reason
-    clipped = email.model_copy(update={"body": email.body.replace("next week?", "next week? Sure.")})
+    clipped = email.model_copy(
+        update={"body": email.body.replace("next week?", "next week? Sure.")}
+    )
     s = RubricJudge(COST).judge(clipped, COST_SCENARIO).criteria["sendability"]
     assert "fragment" in s.reason, s.reason  # a real fragment still counts

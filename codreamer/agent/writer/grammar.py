@@ -59,8 +59,19 @@ VERBS = wordset(
     integrate sync export import label fill reconcile approve assign dispatch forward
     queue prioritise prioritize triage match learn explain own rate score ingest correlate
     estimate locate connect push bring install oversee employ cover staff host fund lease
+    direct recommend suggest assemble enrich summarise summarize transcribe translate
+    classify categorise categorize simulate visualise visualize optimise optimize
+    standardise standardize centralise centralize unify consolidate shorten warn remind
+    confirm reschedule recruit negotiate reimburse insure underwrite investigate deny
+    certify replenish allocate navigate migrate configure publish maintain decrease
+    recover reclaim recoup supervise explain observe rewrite encrypt redact delete purge
+    restore diagnose pinpoint simplify postpone defer remember coordinate organise
+    organize collaborate communicate empower equip uncover teach adapt evolve hear listen
+    finish invite refer settle rebook restock
     """
 )
+# Not verbs here: words that are as often plural nouns in a graph's text ("data
+# models", "text messages", "service groups") would read a noun phrase as a clause.
 _IRREGULAR_3SG = {"has": "have", "does": "do", "goes": "go", "is": "be"}
 RELATIVE = frozenset(
     {"that", "which", "who", "whom", "whose", "where", "when", "to", "being", "been"}

@@ -95,6 +95,10 @@ _KEEP_AFTER = re.compile(
     r"as a result|meaning|even|only|until|instead)\b",
     re.IGNORECASE,
 )
+_COST_TAIL = re.compile(
+    r"\d|\$|%|\b(?:hours?|days?|weeks?|months?|costs?|lost|loses|delays?|revenue|money)\b",
+    re.IGNORECASE,
+)
 _BOUNDARY = re.compile(r",\s|;\s|\s—\s|\s(?=(?:and|which|so|while|because|but|including)\s)")
 _NO_END = frozenset(
     [
@@ -251,8 +255,10 @@ def _cut(text: str, limit: int) -> str:
     ok: list[int] = []
     for m in _BOUNDARY.finditer(t):
         rest = t[m.end() :].lstrip()
-        if _KEEP_AFTER.match(rest):
-            continue
+        if _KEEP_AFTER.match(rest) or (
+            rest.lower().startswith("which ") and _COST_TAIL.search(rest)
+        ):
+            continue  # a contrast, a cause, or what it costs ("which takes two hours a day")
         head = t[: m.start()]
         last = head.rsplit(" ", 1)[-1].lower()
         if last in _NO_END:

@@ -172,7 +172,9 @@ def scenario_info(scenario: Scenario) -> ScenarioInfo:
 
 # Words that frame a subject ("A question on", "An idea about", "How is X handling",
 # "Quick note") and name no topic of their own.
-_SUBJECT_FRAME = concepts("question questions idea ideas thoughts thought handling about quick note")
+_SUBJECT_FRAME = concepts(
+    "question questions idea ideas thoughts thought handling about quick note"
+)
 
 
 def subject_concepts(subject: str, info: ScenarioInfo) -> frozenset[str]:
