@@ -99,6 +99,7 @@ _COST_TAIL = re.compile(
     r"\d|\$|%|\b(?:hours?|days?|weeks?|months?|costs?|lost|loses|delays?|revenue|money)\b",
     re.IGNORECASE,
 )
+_RESULT = re.compile(r"\d\s?%|%|\$\s?\d|\b\d+(?:\.\d+)?x\b")
 _BOUNDARY = re.compile(r",\s|;\s|\s—\s|\s(?=(?:and|which|so|while|because|but|including)\s)")
 _NO_END = frozenset(
     [
@@ -259,6 +260,8 @@ def _cut(text: str, limit: int) -> str:
             rest.lower().startswith("which ") and _COST_TAIL.search(rest)
         ):
             continue  # a contrast, a cause, or what it costs ("which takes two hours a day")
+        if _RESULT.search(rest) and not _RESULT.search(t[: m.start()]):
+            continue  # the only result in figures ("raising accuracy to 99.9%") is the point
         head = t[: m.start()]
         last = head.rsplit(" ", 1)[-1].lower()
         if last in _NO_END:
