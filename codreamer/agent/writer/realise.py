@@ -397,7 +397,7 @@ class Realiser:
             options = [cap + "."]
         else:
             options = [_S.product_clause(self.v("product"), f, cap, seller), cap + "."]
-        if ch.fact.kind == "noun" and (clause := named_clause(cap)):
+        if ch.fact.kind == "noun" and (clause := named_clause(cap, seller)):
             options.insert(0, clause + ".")  # a sentence before a noun phrase
         for c in options:
             out = self._ok(str(c))
