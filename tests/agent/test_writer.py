@@ -499,15 +499,22 @@ def test_a_products_first_sentence_with_a_re_verb_is_what_the_email_says() -> No
 
 
 @pytest.mark.parametrize(
-    ("content", "said"),
+    ("content", "company", "said"),
     [
-        ("Fieldbook, featuring offline checklists for site crews.",
+        ("Fieldbook, featuring offline checklists for site crews.", "Fieldbook",
          "Fieldbook has offline checklists for site crews."),
-        ("Fieldbook, a checklist app that works offline on site.",
+        ("Fieldbook, a checklist app that works offline on site.", "Fieldbook",
          "Fieldbook is a checklist app that works offline on site."),
+        # a name the signature does not carry: the seller speaks for the product
+        ("Fieldbook, featuring offline checklists for site crews.", "Frostline",
+         "We offer offline checklists for site crews."),
+        ("Fieldbook, a checklist app that works offline on site.", "Frostline",
+         "We offer a checklist app that works offline on site."),
     ],
 )  # fmt: skip
-def test_a_product_named_in_a_noun_phrase_is_still_said(content: str, said: str) -> None:
+def test_a_product_named_in_a_noun_phrase_is_still_said(
+    content: str, company: str, said: str
+) -> None:
     """A product node written as a name and a noun phrase ("Waffles and Bagels,
     featuring a UI for feedback") has no verb, so the final check rejected it as a
     fragment and the email never said what the product was. It is told as the same
@@ -524,8 +531,9 @@ def test_a_product_named_in_a_noun_phrase_is_still_said(content: str, said: str)
     )  # fmt: skip
     sc = Scenario(prospect=Prospect(name="Ana Ruiz", title="Safety Manager"), goal="Book a demo")
     path = ["Customer Job", "Paper Checklists", "Product Feature"]
+    sender = SENDER.model_copy(update={"company": company})
     for style in ALL_STYLES[:12]:
-        body = write_email(store, path, sc, style, SENDER).body
+        body = write_email(store, path, sc, style, sender).body
         assert said in body, body
 
 
@@ -621,3 +629,25 @@ def test_a_fact_is_not_cut_before_its_only_result_in_figures() -> None:
         "free and raising accuracy to 99.9% in typical deployments.", 30, True
     )  # fmt: skip
     assert "99.9%" in fact.text, fact
+
+
+def test_a_bare_most_is_told_with_the_customers_it_means() -> None:
+    """ "Most still update rates by hand" followed a note for the graph's author, the
+    only sentence that said who "most" are; readers asked "most what?"."""
+    store = GraphStore.from_json(
+        [
+            {"id": "Customer Job", "content": "Independent hotels sell rooms on many channels.",
+             "edges": [{"target": "Manual Rates", "label": "faces"}]},
+            {"id": "Manual Rates", "content": "Understanding how independents set rates is "
+             "crucial because it shows where we fit. Most still update rates by hand in a "
+             "spreadsheet.", "edges": [{"target": "Product Feature", "label": "solved by"}]},
+            {"id": "Product Feature", "content": "Tidemark pushes approved rates to every "
+             "channel at once."},
+        ]
+    )  # fmt: skip
+    sc = Scenario(prospect=Prospect(name="Ana Ruiz", title="Owner"), goal="Book a call")
+    for style in ALL_STYLES[:12]:
+        body = write_email(store, ["Customer Job", "Manual Rates", "Product Feature"], sc,
+                           style, SENDER).body  # fmt: skip
+        assert "Most still" not in body, body
+        assert "Most hotels still update rates" in body, body

@@ -25,8 +25,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from codreamer.agent.style import EmailStyle
+from codreamer.agent.writer.grammar import base_form
 from codreamer.agent.writer.text import Fact, customer_fact, is_definition, reason_clause
-from codreamer.agent.writer.voice import agree, customer_class, plain, seller_voice, to_reader
+from codreamer.agent.writer.voice import (
+    GENERIC_CLASS,
+    agree,
+    customer_class,
+    plain,
+    seller_voice,
+    to_reader,
+)
 from codreamer.graph.schema import is_product_feature
 from codreamer.models import CUSTOMER_JOB
 
@@ -115,6 +123,15 @@ def _reader_fact(store: GraphStore, node: str, limit: int) -> Fact:
         if voiced:
             return Fact(voiced[0].upper() + voiced[1:], "clause")
     classes = customer_class(store.content(CUSTOMER_JOB)) if CUSTOMER_JOB in store else ()
+    if not pf and (m := _BARE_QUANTIFIER.match(text)) is not None:
+        # "Most still update rates by hand": most what? The sentence before it said,
+        # but that one was a note for the graph's author. Actors are the graph's
+        # customers, told as the market ("Most hotels still ...", not "you"); an event
+        # ("Most still happen ...") or a graph that names no customers leaves it untold.
+        own = [c for c in classes if c not in GENERIC_CLASS]
+        if base_form(m.group(2)) in _EVENT_VERBS or not own:
+            return Fact("", "noun")
+        return Fact(f"{m.group(1)} {own[0]} {text[m.end(1) + 1 :]}", fact.kind)
     return Fact(to_reader(text, classes), fact.kind)
 
 
@@ -136,6 +153,17 @@ def _insight(
             found.append((2.0 * len(stems(r) & want) - 0.1 * i, i, step))
     best = sorted(found, key=lambda c: -c[0])[:most]
     return [c[2] for c in sorted(best, key=lambda c: c[1])]
+
+
+_BARE_QUANTIFIER = re.compile(
+    # a quantifier with no noun, then an adverb: "Most still update ...", "Many now
+    # let ..." (without the adverb the next word is too often a noun: "Most support
+    # teams", "Most leaks")
+    r"^(Most|Many|Some|Few|Several)\s+(?:still|now|also|often|usually|typically|"
+    r"frequently|already|only|never|rarely)\s+([a-z]+)\b"
+)
+_EVENT_VERBS = frozenset({"happen", "occur", "arise", "result", "start", "begin", "end",
+                          "come", "stem", "go", "fail", "fall", "break", "leak"})  # fmt: skip
 
 
 def make_plan(

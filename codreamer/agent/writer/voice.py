@@ -24,7 +24,7 @@ _WS = re.compile(r"\s+")
 
 
 # --- the reader's situation ---------------------------------------------------------
-_GENERIC_CLASS = ("companies", "company", "organisations", "organizations", "businesses",
+GENERIC_CLASS = ("companies", "company", "organisations", "organizations", "businesses",
                   "firms", "teams")  # fmt: skip
 _SUBJECT_HEAD = re.compile(r"^(?:[A-Z][\w-]*\s+|[a-z][\w-]*\s+){0,3}?([a-z][\w-]*s)\b")
 
@@ -33,7 +33,7 @@ _SUBJECT_HEAD = re.compile(r"^(?:[A-Z][\w-]*\s+|[a-z][\w-]*\s+){0,3}?([a-z][\w-]
 def customer_class(job: str) -> tuple[str, ...]:
     """The plural nouns a graph uses for its customers, from the Customer Job's
     subject ("Regional food distributors move ..." -> ("distributors", ...))."""
-    out = list(_GENERIC_CLASS)
+    out = list(GENERIC_CLASS)
     m = _SUBJECT_HEAD.match(_WS.sub(" ", job).strip())
     if m and base_form(m.group(1)) is None:
         out.insert(0, m.group(1).lower())
