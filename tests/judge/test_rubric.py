@@ -793,3 +793,28 @@ def test_a_sign_off_is_not_a_sentence_fragment(signoff: str) -> None:
     )
     s = RubricJudge(COST).judge(clipped, COST_SCENARIO).criteria["sendability"]
     assert "fragment" in s.reason, s.reason  # a real fragment still counts
+
+
+def test_a_figure_said_in_percent_is_the_figure_the_graph_gives_with_a_sign() -> None:
+    """The writer says "percent" for "%": "99.9 percent" was read as a plain 99.9 and
+    taken for the fact's other plain figure ("says 99.9 where the graph says 20")."""
+    store = GraphStore.from_json(
+        [
+            {"id": "Customer Job", "content": "Warehouses pick orders for many clients.",
+             "edges": [{"target": "Product Feature: Voice", "label": "needs"}]},
+            {"id": "Product Feature: Voice", "content": "Voice picking directs workers in more "
+             "than 20 languages, raising accuracy to 99.9% in typical deployments."},
+        ]
+    )  # fmt: skip
+    email = FinalEmail(
+        subject="Picking accuracy",
+        body="Hi Fatima,\n\nVoice picking directs workers in more than 20 languages, raising "
+        "accuracy to 99.9 percent in typical deployments.\n\nCould we talk next week?\n\nBest,\nTom",
+        citations=["Customer Job", "Product Feature: Voice"],
+    )
+    sc = Scenario(prospect=Prospect(name="Fatima Haddad", title="Client Ops"), goal="Book a call")
+    judge = RubricJudge(store)
+    assert judge.judge(email, sc).criteria["contradiction"].score == 1.0
+    wrong = email.model_copy(update={"body": email.body.replace("99.9 percent", "90 percent")})
+    c = judge.judge(wrong, sc).criteria["contradiction"]
+    assert c.score < 1.0 and "says 90%" in c.reason, c.reason

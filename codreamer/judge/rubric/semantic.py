@@ -28,7 +28,9 @@ from codreamer.judge.rubric.meaning import embed, embed_parts, top_mean, unit
 from codreamer.models import Scenario
 
 _SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
-_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?:\s?%|\s?x\b)?")
+# "99.9 percent" is "99.9%" (the writer says "percent"; read as a plain 99.9 it was
+# taken for the fact's other plain figure, "20 languages", and called a contradiction)
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?:\s?%|\s?x\b|\s?per\s?cent\b)?")
 _WORDNUM = {
     "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
     "seven": "7", "eight": "8", "nine": "9", "ten": "10", "half": "50%", "twice": "2x",
@@ -186,7 +188,7 @@ def numbers(text: str, words: bool = True) -> set[str]:
     low = text.lower()
     # A figure needs a digit: a text without one (most sentences) skips the scan.
     figures = _NUMBER.findall(low) if _has_digit(low) else []
-    out = {n.replace(",", "").replace(" ", "") for n in figures}
+    out = {n.replace(",", "").replace(" ", "").replace("percent", "%") for n in figures}
     if words:
         out.update(_WORDNUM[w] for w in _WORDNUM_RX.findall(low))
     return out
