@@ -91,7 +91,8 @@ def test_cli_trains_on_several_scenarios_and_says_who(tmp_path: Path, repo_root:
     done = subprocess.run(cmd, cwd=repo_root, env=env, capture_output=True, text=True, check=False)
     out = json.loads(done.stdout.strip().splitlines()[-1])
     assert [p["scenario_id"] for p in out["prospects"]] == ["neutral-reader"]
-    assert out["final_email"]["body"].startswith("Hello,")
+    # a neutral reader is greeted without a name, in either register
+    assert out["final_email"]["body"].splitlines()[0] in ("Hello,", "Hi,", "Good day,")
 
 
 def test_a_held_out_sample_alone_trains_on_itself_and_says_so(repo_root: Path) -> None:
