@@ -22,7 +22,7 @@ from codreamer.agent.writer.grammar import wordset
 from codreamer.agent.writer.notes import notes_told
 from codreamer.agent.writer.plan import Plan, Step, overlap, stems
 from codreamer.agent.writer.subject import subject_topic
-from codreamer.agent.writer.text import for_customer, named_clause, sentences
+from codreamer.agent.writer.text import for_customer, named_product, sentences
 from codreamer.agent.writer.voice import agree, plain
 from codreamer.models import FinalEmail, Scenario, Sender
 
@@ -397,8 +397,12 @@ class Realiser:
             options = [cap + "."]
         else:
             options = [_S.product_clause(self.v("product"), f, cap, seller), cap + "."]
-        if ch.fact.kind == "noun" and (clause := named_clause(cap, seller)):
-            options.insert(0, clause + ".")  # a sentence before a noun phrase
+        if ch.fact.kind == "noun":
+            clause, offered = named_product(cap, seller)
+            if clause:  # a sentence before a noun phrase
+                options.insert(0, clause + ".")
+            elif offered:  # the seller speaks for a product named otherwise
+                options.insert(0, str(_S.product_noun(0, offered)))
         for c in options:
             out = self._ok(str(c))
             if out:

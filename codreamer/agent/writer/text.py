@@ -385,28 +385,29 @@ _NAMED_VERB = {"featuring": "has", "with": "comes with", "offering": "offers",
                "including": "includes", "providing": "provides"}  # fmt: skip
 
 
-def named_clause(text: str, seller: str = "") -> str:
-    """A named product's noun phrase as a clause, or "" when it is not one. Named as
-    the seller ("Tagline, a platform for X" from Tagline -> "Tagline is a platform for
-    X"), or by any name when the seller is unknown, it keeps the name ("Waffles and
-    Bagels, featuring a UI for feedback" -> "Waffles and Bagels has a UI for
-    feedback"). A name the sender's signature does not carry reads as someone else's
-    product (a Weights & Biases rep pitching "Waffles and Bagels" baffled every blind
-    reader): the seller speaks for it instead ("We offer a UI for feedback")."""
+def named_product(text: str, seller: str = "") -> tuple[str, str]:
+    """A named product's noun phrase, as (clause, offered); both "" when it is not one.
+    Named as the seller ("Tagline, a platform for X" from Tagline), or by any name when
+    the seller is unknown, it is a clause that keeps the name ("Waffles and Bagels,
+    featuring a UI for feedback" -> "Waffles and Bagels has a UI for feedback"). A
+    name the sender's signature does not carry reads as someone else's product (a
+    Weights & Biases rep pitching "Waffles and Bagels" baffled every blind reader):
+    then only what is offered ("a UI for feedback"), for the seller to speak for."""
     m = _NAMED_NOUN.match(text.strip())
-    if m is None or m.group("name").split()[-1] in ("and", "&", "of", "for"):
-        return ""
+    if m is None or m.group("name").split()[-1] in _NAME_GLUE:
+        return "", ""
     name, rel, rest = m.group("name"), m.group("rel"), m.group("rest")
-    if seller and not _same_name(name, seller):
-        return f"We offer {rest}" if rel not in ("a", "an", "the") else f"We offer {rel} {rest}"
-    return f"{name} {_NAMED_VERB.get(rel, f'is {rel}')} {rest}"
+    if seller and not (_name_words(name) & _name_words(seller)):
+        return "", rest if rel not in ("a", "an", "the") else f"{rel} {rest}"
+    return f"{name} {_NAMED_VERB.get(rel, f'is {rel}')} {rest}", ""
 
 
-def _same_name(name: str, seller: str) -> bool:
-    """Whether a product's name carries the seller's ("Pickwise Voice" and "Pickwise")."""
-    a = {w.lower() for w in re.findall(r"[A-Za-z0-9&]+", name)} - {"and", "&", "of", "for"}
-    b = {w.lower() for w in re.findall(r"[A-Za-z0-9&]+", seller)} - {"and", "&", "of", "for"}
-    return bool(a & b)
+_NAME_GLUE = frozenset({"and", "&", "of", "for"})
+
+
+def _name_words(name: str) -> set[str]:
+    """A name's words, lower case, without its glue ("Pickwise Voice" ~ "Pickwise")."""
+    return {w.lower() for w in re.findall(r"[A-Za-z0-9&]+", name)} - _NAME_GLUE
 
 
 @lru_cache(maxsize=65536)
