@@ -4,8 +4,10 @@ values it walks each prospect to the part of the graph their notes talk about.""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import pytest
 
 from codreamer.agent.policies.embedded import NODE_FEATURES, STYLE_CONTEXT, EmbeddedPolicy
 from codreamer.agent.policies.features import prospect_context, stems
@@ -13,8 +15,9 @@ from codreamer.agent.rollout import RolloutEnv, rollout
 from codreamer.agent.tools import AgentTools
 from codreamer.agent.trajectory import TrajectoryMeta
 from codreamer.graph.scores import NodeScores
+from codreamer.graph.store import GraphStore
 from codreamer.loaders import load_graph
-from codreamer.models import Prospect, Scenario
+from codreamer.models import CUSTOMER_JOB, Prospect, Scenario
 
 
 def _sc(notes: str, title: str = "Operations Manager") -> Scenario:
@@ -80,3 +83,84 @@ def test_valuing_relevance_walks_each_prospect_to_its_own_argument(repo_root: Pa
         walks[notes] = t.final_email.citations
         assert must in t.final_email.citations, (notes, t.final_email.citations)
     assert len({tuple(w) for w in walks.values()}) == 3
+
+
+def _two_node_graph(facts: dict[str, str]) -> GraphStore:
+    nodes: list[dict[str, Any]] = [
+        {"id": CUSTOMER_JOB, "content": "Labs that train image models"},
+        {"id": "Product Feature", "content": "Lensfold checks every augmented image."},
+    ]
+    for nid, text in facts.items():
+        nodes[0].setdefault("edge", []).append(
+            {"target_id": nid, "relationship": "faces", "rationale": ""}
+        )
+        nodes.append(
+            {
+                "id": nid,
+                "content": text,
+                "edge": [
+                    {"target_id": "Product Feature", "relationship": "solved by", "rationale": ""}
+                ],
+            }
+        )
+    return GraphStore.from_json(nodes)
+
+
+def test_a_node_the_writer_cannot_tell_matches_nothing() -> None:
+    """A bare noun phrase is never told, so its words cannot be what the walk goes to it
+    for: its matches are zero and `tellable` says why, while a told fact with the same
+    words matches."""
+    store = _two_node_graph(
+        {
+            "noun": "Methods used to enlarge an image dataset by creating modified copies",
+            "told": "Rotation and cropping are used to enlarge an image dataset with copies",
+        }
+    )
+    sf = EmbeddedPolicy(store).scenario_features(_sc("We enlarge each image dataset with copies"))
+    tell = NODE_FEATURES.index("tellable")
+    assert sf.static("noun")[tell] == 0.0 and not sf.rel("noun").any()
+    assert sf.static("told")[tell] == 1.0 and sf.rel("told")[0] > 0.0
+
+
+def test_a_stem_in_most_of_the_graph_matches_no_node_in_particular() -> None:
+    """ "data" in a data graph is in nearly every node: a Data Scientist's title matches
+    each alike, so it says nothing about which to walk to; a rarer title word does."""
+    store = _two_node_graph(
+        {
+            "a": "Image data grows when teams create rotated copies of it",
+            "b": "Data labelling costs rise as annotation data volumes grow",
+            "c": "Data drift makes older evaluation data misleading for scientists",
+        }
+    )
+    sf = EmbeddedPolicy(store).scenario_features(_sc("", "Senior Data Scientist"))
+    title = 1  # rel_title, after rel_notes
+    assert sf.rel("a")[title] == sf.rel("b")[title] == 0.0
+    assert sf.rel("c")[title] == 1.0  # "scientists"
+
+
+def test_an_agent_saved_before_a_node_feature_was_added_still_loads() -> None:
+    """What an agent learned outlives an upgrade: a state without a newer node feature
+    loads with that feature's weight at zero, everything else where it was."""
+    store = _two_node_graph({"a": "Rotation and cropping enlarge an image dataset"})
+    policy = EmbeddedPolicy(store)
+    rng = np.random.default_rng(0)
+    policy.theta = rng.normal(size=policy.theta.size)
+    policy.personal["s"] = rng.normal(size=policy.own_size)
+    state = policy.state_dict()
+    k = NODE_FEATURES.index("tellable")
+    old = {
+        **state,
+        "node_features": [f for f in NODE_FEATURES if f != "tellable"],
+        "theta": state["theta"][:k] + state["theta"][k + 1 :],
+        "personal": {"s": state["personal"]["s"][:k] + state["personal"]["s"][k + 1 :]},
+    }
+    other = EmbeddedPolicy(store)
+    other.load_state_dict(old)
+    want = policy.theta.copy()
+    want[k] = 0.0
+    assert np.array_equal(other.theta, want)
+    own = policy.personal["s"].copy()
+    own[k] = 0.0
+    assert np.array_equal(other.personal["s"], own)
+    with pytest.raises(ValueError, match="different version"):
+        other.load_state_dict({**old, "node_features": [*old["node_features"][:-1], "other"]})

@@ -67,7 +67,7 @@ def test_explorers_and_no_repeats_sample_more_distinct_emails(env: RolloutEnv) -
     """A sharpened policy samples the same few emails again and again; with a share of
     uniform explorers and repeats redrawn, a group of the same size holds at least
     twice as many distinct emails."""
-    sharp = np.random.default_rng(7).normal(0, 3.0, EmbeddedPolicy(env.store).theta.shape)
+    sharp = np.random.default_rng(7).normal(0, 5.0, EmbeddedPolicy(env.store).theta.shape)
 
     def group(explore: float, avoid: bool) -> list:
         policy = EmbeddedPolicy(env.store)

@@ -104,6 +104,35 @@ def _log_softmax(z: np.ndarray) -> np.ndarray:
     return e - math.log(float(np.exp(e).sum()))
 
 
+def _with_new_node_features(state: dict[str, Any], lay: ParamLayout) -> dict[str, Any]:
+    """A state saved before node features were added (an agent kept from an earlier
+    version), its weights moved to today's layout with the new features at zero: the
+    agent walks as it did until it learns what they are worth. Any other difference
+    is left for load_state_dict to refuse."""
+    old = state.get("node_features")
+    if not isinstance(old, list) or old == list(NODE_FEATURES) or not set(old) < set(NODE_FEATURES):
+        return state
+    n_old = len(old)
+    theta = np.asarray(state["theta"], dtype=float)
+    if theta.size != lay.size - (len(NODE_FEATURES) - n_old):
+        return state
+    where = [lay.w.start + NODE_FEATURES.index(f) for f in old]
+
+    def moved(v: np.ndarray) -> np.ndarray:
+        out = np.zeros(v.size + len(NODE_FEATURES) - n_old)
+        out[where] = v[:n_old]
+        out[lay.w.stop :] = v[n_old:]
+        return out
+
+    personal = state.get("personal") or {}
+    return {
+        **state,
+        "node_features": list(NODE_FEATURES),
+        "theta": moved(theta).tolist(),
+        "personal": {k: moved(np.asarray(v, dtype=float)).tolist() for k, v in personal.items()},
+    }
+
+
 class EmbeddedPolicy(PolicyBase):
     name = "embedded"
 
@@ -442,6 +471,7 @@ class EmbeddedPolicy(PolicyBase):
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
+        state = _with_new_node_features(state, self.layout)
         theta = np.asarray(state["theta"], dtype=float)
         if (
             theta.shape != (self.layout.size,)

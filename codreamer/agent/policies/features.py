@@ -32,7 +32,7 @@ import numpy as np
 from codreamer.agent.policies.meaning import embed
 from codreamer.agent.reader import FUNCTIONS, SENIORITY, reader
 from codreamer.agent.style import STYLE_CHOICES, EmailStyle
-from codreamer.agent.writer import write_email
+from codreamer.agent.writer import tellable, write_email
 from codreamer.graph.schema import is_product_feature
 from codreamer.graph.store import GraphStore
 from codreamer.models import FinalEmail, Scenario, Sender
@@ -62,6 +62,10 @@ NODE_FEATURES = (
     "is_feature",
     "reaches_feature",
     "confidence",
+    # Whether the writer can tell the node (writer.tellable). A node it cannot tell
+    # (a bare noun phrase, a note for the graph's author) has its matches at zero:
+    # walking to it for its words only cites a fact the body never says.
+    "tellable",
     *(f"rel_{f}" for f in REL_KINDS),
     *(f"ahead_{f}" for f in REL_KINDS),
     # is_feature x the reader's seniority: a senior reader wants the short argument
@@ -98,6 +102,7 @@ PROGRESS = NODE_FEATURES.index("progress")
 IS_FEATURE = NODE_FEATURES.index("is_feature")
 REACHES = NODE_FEATURES.index("reaches_feature")
 CONFIDENCE = NODE_FEATURES.index("confidence")
+TELLABLE = NODE_FEATURES.index("tellable")
 _REL0 = NODE_FEATURES.index("rel_notes")
 AHEAD0 = NODE_FEATURES.index("ahead_notes")
 # Shared stems for full credit of one field's match (notes are long: two).
@@ -105,6 +110,9 @@ _FULL_MATCH = {"notes": 2.0, "title": 1.0, "industry": 1.0, "stack": 1.0}
 # A node covering this share of a field's telling weight (what the graph can speak
 # to) matches it fully: no one fact covers all of a prospect's notes.
 _COVER_FULL = 0.5
+# idf (log(1 + N/df)) of a stem in half the graph's nodes: below it (a stem in more
+# than half), a stem is the graph's own vocabulary rather than a match with one part.
+_COMMON_IDF = float(np.log1p(2.0))
 
 _WORD = re.compile(r"[a-z][a-z0-9+#]{2,}")
 # Words too common to say anything about relevance.
@@ -411,12 +419,20 @@ class ScenarioFeatures:
         by how telling it is in this graph (rarer: more), so two nodes that both touch
         the notes are told apart by which part of the notes they touch."""
         r = self._rel.get(node_id)
+        if r is None and not tellable(self.store, node_id):
+            # A node the writer cannot tell (a bare noun phrase, a note for the
+            # graph's author, the reader's own work) puts nothing of its match in
+            # the email: walking to it for its words would cite a fact the body
+            # never says. What lies beyond it still counts (`ahead`).
+            r = self._rel[node_id] = np.zeros(N_REL)
         if r is None:
             words = node_stems(self.store, node_id)
             idf = graph_idf(self.store)
             out = []
             for f in FIELDS:
-                field = self.fields[f]
+                # Only stems that tell nodes apart: one in most of the graph's nodes
+                # ("data" in a graph about data) matches nearly every candidate alike.
+                field = frozenset(w for w in self.fields[f] if idf.get(w, 0.0) >= _COMMON_IDF)
                 shared = words & field
                 if not shared:
                     out.append(0.0)
@@ -464,6 +480,7 @@ class ScenarioFeatures:
             f = np.zeros(len(NODE_FEATURES))
             f[IS_FEATURE] = 1.0 if is_product_feature(node_id) else 0.0
             f[CONFIDENCE] = conf
+            f[TELLABLE] = 1.0 if tellable(self.store, node_id) else 0.0
             f[_REL0 : _REL0 + N_REL] = self.rel(node_id)
             self._static[node_id] = f
         return f

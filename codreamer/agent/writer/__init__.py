@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codreamer.agent.style import DEFAULT_STYLE, EmailStyle
-from codreamer.agent.writer.plan import make_plan, stems
+from codreamer.agent.writer.plan import make_plan, stems, tellable
 from codreamer.agent.writer.realise import NEUTRAL_NAMES, Realiser, goal_object, graph_facts
 from codreamer.graph.schema import is_product_feature
 from codreamer.models import FinalEmail, Scenario, Sender
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 DEFAULT_SENDER = Sender()
 
-__all__ = ["DEFAULT_SENDER", "NEUTRAL_NAMES", "goal_object", "write_email"]
+__all__ = ["DEFAULT_SENDER", "NEUTRAL_NAMES", "goal_object", "tellable", "write_email"]
 
 
 def _to_feature(store: GraphStore, path: list[str], notes: str) -> list[str]:

@@ -135,6 +135,19 @@ def _reader_fact(store: GraphStore, node: str, limit: int) -> Fact:
     return Fact(to_reader(text, classes), fact.kind)
 
 
+def tellable(store: GraphStore, node: str) -> bool:
+    """Whether a walk through `node` can put it in the email: a Product Feature, or a
+    fact the writer tells (a clause for the customer; not the Customer Job, a bare noun
+    phrase, the reader's own work or a note for the graph's author). A walk's choice
+    of node is worth its relevance only when the node can be told."""
+    if is_product_feature(node):
+        return True
+    if node == CUSTOMER_JOB:
+        return False
+    fact = _reader_fact(store, node, FACT_WORDS[-1])
+    return fact.ok and fact.kind != "noun"
+
+
 def _insight(
     facts: list[str], reason: Callable[[str, str], str], want: frozenset[str], most: int
 ) -> list[Step]:
