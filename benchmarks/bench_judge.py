@@ -42,7 +42,7 @@ from _stats import pairwise_accuracy, spearman  # noqa: E402
 from codreamer.graph.store import GraphStore  # noqa: E402
 from codreamer.judge.rubric import RubricJudge, flaws, meaning  # noqa: E402
 from codreamer.loaders import load_graph  # noqa: E402
-from codreamer.models import FinalEmail, Scenario  # noqa: E402
+from codreamer.models import FinalEmail, Scenario, Sender  # noqa: E402
 
 CAL = REPO / "benchmarks" / "data" / "calibration"
 
@@ -328,15 +328,48 @@ def old_sets() -> dict:
     }
 
 
+ADVERSARIAL = REPO / "benchmarks" / "data" / "adversarial"
+
+
+def adversarial(median_good: float) -> dict:
+    """Detection on benchmarks/data/adversarial/*.jsonl: emails of each bad kind (and
+    near-miss good ones) on tuning graphs, written by a writer who never saw the
+    judge, not graded by readers. The judge's patterns were extended against them, so
+    this is a regression check, not evidence of generalisation (that is the held-out
+    graphs' detection). A bad email is detected when it scores below `median_good`."""
+    judges: dict[str, RubricJudge] = {}
+    kinds: dict[str, list[float]] = {}
+    for path in sorted(ADVERSARIAL.glob("*.jsonl")):
+        for line in path.read_text().splitlines():
+            r = json.loads(line)
+            sc = _graded.scenarios(r["graph"])[r["scenario"]]
+            j = judges.setdefault(r["graph"], RubricJudge(_graded.graph(r["graph"])))
+            sender = Sender.model_validate(r["sender"]) if r.get("sender") else None
+            total = j.judge(FinalEmail.model_validate(r["email"]), sc, sender).total
+            kinds.setdefault(r["kind"], []).append(total)
+    return {
+        "emails": sum(len(v) for v in kinds.values()),
+        "median_good_threshold": round(median_good, 4),
+        "detection_below_median_good": {
+            k: round(sum(s < median_good for s in v) / len(v), 3)
+            for k, v in sorted(kinds.items())
+            if k not in NOT_BAD_KINDS
+        },
+        "good_mean_score": round(statistics.fmean(kinds["good"]), 4) if "good" in kinds else None,
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--show", choices=["heldout", "tuning"], help="print every score (stderr)")
     args = ap.parse_args()
     split = _graded.split()
     held = graded(split["heldout"], show=args.show == "heldout")
+    tuning = graded(split["tuning"], show=args.show == "tuning")
     out = {
         "heldout": held,
-        "tuning": graded(split["tuning"], show=args.show == "tuning"),
+        "tuning": tuning,
+        "adversarial_tuning_graphs": adversarial(tuning["median_good"]),
         "older_sets": old_sets(),
         **graded_throughput(split["heldout"]),
         "targets": {

@@ -43,6 +43,11 @@ def _tone(email: FinalEmail) -> tuple[float, str]:
         "You've been nominated for a safety award",
         "Your bond rating is under review",
         "Contract renewal update required",
+        # Round 10's adversarial writer: a system's notice, news the seller cannot have.
+        "Updated invitation: FY26 budget review @ Tue 10:00 (Patricia Owens)",
+        "Your PTO request has been approved",
+        "New sign-in to your Procore admin",
+        "Barrow & Finch named in state safety investigation?",
     ],
 )
 def test_official_or_transactional_bait_is_a_clickbait_subject(subject: str) -> None:
@@ -50,7 +55,14 @@ def test_official_or_transactional_bait_is_a_clickbait_subject(subject: str) -> 
 
 
 @pytest.mark.parametrize(
-    "subject", ["Fewer guest complaints at Saltmarsh", "Your plan for Q3 site safety", ""]
+    "subject",
+    [
+        "Fewer guest complaints at Saltmarsh",
+        "Your plan for Q3 site safety",
+        "",
+        "An invitation to compare blind-spot data",
+        "Approved crane plans still miss blind spots",
+    ],
 )
 def test_a_plain_subject_is_not_clickbait(subject: str) -> None:
     assert "clickbait" not in _deception(_email(subject)), subject
@@ -67,6 +79,9 @@ def test_a_plain_subject_is_not_clickbait(subject: str) -> None:
         "Nine investigators and an Excel sheet: quite a system. ",
         "No judgment. Well, a little. ",
         "It happened on your watch. ",
+        "It's fair to ask who designed that process. ",
+        "I'd have assumed an EHS director would have had tags in place long before now. ",
+        "It ran for a year without anyone at Barrow & Finch connecting the near misses. ",
     ],
 )
 def test_guilt_blame_and_belittling_are_shaming(extra: str) -> None:
@@ -80,6 +95,8 @@ def test_guilt_blame_and_belittling_are_shaming(extra: str) -> None:
         "Your crews deserve better tools than a clipboard. ",
         "A blind spot is an accident waiting to happen. ",
         "Most sites catch up on paperwork on Fridays. ",
+        "It is fair to ask what a tag costs per worker: about $40 a month. ",
+        "Nobody at the site wants another app, so the tag needs no phone. ",
     ],
 )
 def test_near_misses_are_courteous(extra: str) -> None:

@@ -673,6 +673,8 @@ def test_a_duty_told_to_the_reader_costs_naturalness(duty: str) -> None:
         "Our award-winning platform is used across the country.",
         "In a pilot with a utility your size, breaks fell by half in a year.",
         "Most of our customers recover their investment within a year.",
+        "That is why 7 of the 10 largest US water utilities now run Listenwell.",
+        "The state's water loss committee cited us as a reference approach.",
     ],
 )
 def test_social_proof_the_graph_does_not_make_is_invented(proof: str) -> None:

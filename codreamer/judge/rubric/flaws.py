@@ -82,7 +82,15 @@ _CLICKBAIT = re.compile(
     r"(?:rating|license|licence|permit|certification|accreditation) (?:is )?(?:under review|"
     r"downgraded|suspended|revoked|at risk)|"
     r"(?:plan|contract|subscription|renewal|policy) (?:change|cancel+ed|cancel+ation|"
-    r"expir\w*|terminat\w*|update required))",
+    r"expir\w*|terminat\w*|update required)|"
+    # A calendar, HR or IT system's notice, which a stranger's email cannot be.
+    r"\binvitation:|\b(?:accepted|declined|tentative|canceled|cancelled):|"
+    r"@ (?:mon|tue|wed|thu|fri|sat|sun)[a-z]* \d|request (?:has been |was |is )?(?:approved|"
+    r"denied|declined|rejected)|new sign-?in|sign-?in (?:attempt|alert|detected)|"
+    r"verify your|your (?:pto|leave|timesheet|expense|benefits|badge|mailbox)\b|"
+    # News about the reader's organisation that the seller cannot have.
+    r"(?:named|cited|listed|mentioned|flagged) in (?:a |an |the )?(?:[\w-]+ ){0,3}"
+    r"(?:investigation|probe|lawsuit|inquiry|enquiry|indictment))",
 )
 # Its first pass: the long alternation, tried at every character of the subject,
 # costs more than the grouped scan that rules most subjects out.
@@ -264,7 +272,11 @@ _SHAMING = re.compile(
     r"(?:isn'?t|is not|aren'?t|hasn'?t|haven'?t|simply|mostly|guessing|reacting|nobody|"
     r"no one|not (?:watching|paying|managing|keeping))|"
     r"(?:nobody|no one|without anyone) (?:on|at|in) (?:your|\w+)\b[^.?!]{0,30}"
-    r"(?:notic|watch|look|check|catch)|"
+    r"(?:notic|watch|look|check|catch|connect|spot|see)|"
+    # Blame for how the reader's work is set up: "who designed that process", "I'd have
+    # assumed a director would have had it in place long before now".
+    r"(?:fair|reasonable|worth|natural) to ask (?:who|why|how)|"
+    r"(?:i'?d|i would) have (?:assumed|expected)|(?:in place|sorted|fixed) long before now|"
     r"(?:do|doing) (?:this|it|things) properly|well-run (?:site|team|company|firm|"
     r"operation|utility|hotel|clinic|business)|shouldn'?t (?:happen|be happening)|"
     r"avoidable mistakes|worst \w+ (?:i'?ve|i have) (?:ever )?seen|"

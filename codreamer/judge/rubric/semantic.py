@@ -171,7 +171,12 @@ _SOCIAL_PROOF = re.compile(
     r"gartner|forrester|trustpilot|idc)\b|award[- ]winning|(?:won|received|earned) (?:an? |the )"
     r"?(?:[\w-]+ ){0,3}award|named (?:a|the) (?:leader|top|best)|top[- ]rated|"
     r"\btrusted by|\bused by (?:more than|over|\d)|(?:hundreds|thousands|dozens) of "
-    r"(?:teams|customers|clients|companies|firms|utilities|hospitals|carriers|users)"
+    r"(?:teams|customers|clients|companies|firms|utilities|hospitals|carriers|users)|"
+    # Rankings of who buys, and endorsements: "7 of the 10 largest utilities run us",
+    # "the committee cited us as a reference".
+    r"\b(?:\d+|two|three|four|five|six|seven|eight|nine|half|most) of the (?:\d+ |ten |"
+    r"twenty |fifty |hundred )?(?:top|largest|biggest|leading)\b|"
+    r"\b(?:cited|named|recogni[sz]ed|ranked|listed|featured|endorsed|certified) us\b"
 )
 _ANY_SOCIAL_PROOF = any_of(_SOCIAL_PROOF)
 SAME_TOPIC = 0.5  # cosine above which an email sentence speaks of a node sentence
