@@ -651,3 +651,29 @@ def test_a_bare_most_is_told_with_the_customers_it_means() -> None:
                            style, SENDER).body  # fmt: skip
         assert "Most still" not in body, body
         assert "Most hotels still update rates" in body, body
+
+
+def test_a_brief_email_tells_the_fact_on_the_notes_own_words() -> None:
+    """One fact fits a brief email. Both facts share one word with the notes, but
+    "data" is in most of this graph's nodes and "image" only in one: the notes are
+    about images, so that fact is told."""
+    store = GraphStore.from_json(
+        [
+            {"id": "Customer Job", "content": "Labs sell data sets to model builders.",
+             "edges": [{"target": "Review", "label": "faces"}]},
+            {"id": "Review", "content": "Data teams review data quality by hand every week.",
+             "edges": [{"target": "Labels", "label": "leads to"}]},
+            {"id": "Labels", "content": "Image labelling takes three weeks for each release.",
+             "edges": [{"target": "Product Feature", "label": "solved by"}]},
+            {"id": "Product Feature", "content": "Lensfold checks data quality on every "
+             "release."},
+        ]
+    )  # fmt: skip
+    sc = Scenario(
+        prospect=Prospect(name="Ben Roy", title="Head of Vision", notes="Sells image data."),
+        goal="Book a call",
+    )
+    path = ["Customer Job", "Review", "Labels", "Product Feature"]
+    for style in [s for s in ALL_STYLES if s.length == 0][:12]:
+        body = write_email(store, path, sc, style, SENDER).body
+        assert "three weeks" in body and "by hand" not in body, body

@@ -179,6 +179,26 @@ _EVENT_VERBS = frozenset({"happen", "occur", "arise", "result", "start", "begin"
                           "come", "stem", "go", "fail", "fall", "break", "leak"})  # fmt: skip
 
 
+_COMMON: dict[int, tuple[GraphStore, frozenset[str]]] = {}
+
+
+def common_stems(store: GraphStore) -> frozenset[str]:
+    """Stems in more than half of the graph's nodes: its own vocabulary ("data" in a
+    graph about data), which every fact shares with the notes alike (memoised)."""
+    hit = _COMMON.get(id(store))
+    if hit is not None and hit[0] is store:
+        return hit[1]
+    df: dict[str, int] = {}
+    for nid in store.nodes:
+        for w in stems(store.content(nid)):
+            df[w] = df.get(w, 0) + 1
+    out = frozenset(w for w, c in df.items() if 2 * c > len(store))
+    if len(_COMMON) > 64:
+        _COMMON.clear()
+    _COMMON[id(store)] = (store, out)
+    return out
+
+
 def make_plan(
     store: GraphStore,
     path: list[str],
@@ -189,12 +209,13 @@ def make_plan(
     """The plan for `path` in `style`. `repeated` holds rationales the graph uses on
     many edges: boilerplate, not a reason. `notes` (what the seller knows of the
     reader) decides which facts are worth telling when the walk holds more than
-    the email's length allows."""
+    the email's length allows: those that share the notes' telling words, not the
+    graph's own vocabulary."""
     limit = FACT_WORDS[style.length]
     reaches = bool(path) and is_product_feature(path[-1])
     facts = path[:-1] if reaches else path
     plan = Plan()
-    want = stems(notes)
+    want = stems(notes) - common_stems(store)
 
     def reason(a: str, b: str, max_words: int = 22) -> str:
         edge = store.edge(a, b)
