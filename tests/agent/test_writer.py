@@ -427,6 +427,11 @@ def test_a_fact_wrapped_in_a_note_for_the_author_reaches_the_email_without_it(
     assert for_customer(note) is not None
     assert not for_customer(note).lower().startswith("worth")  # type: ignore[union-attr]
     assert for_customer("Understanding the graph is crucial because it links nodes.") is None
+    # The lead-in goes whole, an adverb with it ("Here that weekly rate updates ...").
+    assert (
+        for_customer("It is worth noting here that weekly rate updates leave prices out of date.")
+        == "Weekly rate updates leave prices out of date."
+    )
     g = GraphStore(
         [
             Node(id="Customer Job", content="Regional carriers plan routes for 40 trucks a day.",

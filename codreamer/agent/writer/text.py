@@ -182,7 +182,8 @@ _AUTHOR_LEAD = re.compile(
     r"^(?:it(?:'s| is) )?(?:worth|important|useful|key) (?:making clear|explaining|"
     r"noting|stressing|pointing out|mentioning|flagging|saying|adding|emphasi[sz]ing|"
     r"to (?:note|stress|explain|mention|make clear))"
-    r"(?: to (?:the |a )?(?:prospect|reader|customer|buyer)s?)?,?\s+(?:that\s+)?",
+    r"(?: to (?:the |a )?(?:prospect|reader|customer|buyer)s?)?,?\s+"
+    r"(?:(?:here|again|also|first|too),?\s+)?(?:that\s+)?",
     re.IGNORECASE,
 )
 
