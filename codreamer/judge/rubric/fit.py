@@ -22,6 +22,7 @@ the same view the embedded policy learns its styles against.
 from __future__ import annotations
 
 from collections import Counter
+from functools import lru_cache
 from itertools import repeat
 
 from codreamer.agent.reader import Reader
@@ -59,21 +60,22 @@ def frame_of(token: str) -> str | None:
 
 def frame_shares(email: EmailText) -> dict[str, float]:
     """Share of the prose's framing words in each frame (empty when there are none)."""
-    counts = dict.fromkeys(FRAMES, 0)
-    known = _frame_of.get  # the memo read inline: a call per word costs more
-    for s in email.prose:
-        # A sentence's words looked up at once, the few unseen ones worked out after.
-        frames = list(map(known, s.tokens, repeat("")))
-        if "" in frames:
-            frames = [frame_of(t) if f == "" else f for t, f in zip(s.tokens, frames, strict=True)]
-        for f, k in Counter(frames).items():
-            if f is not None:
-                counts[f] += k
+    tokens = email.prose_tokens
+    # The prose's words looked up at once (the memo read inline: a call per word
+    # costs more), the few unseen ones worked out after, and counted in one pass.
+    frames = list(map(_frame_of.get, tokens, repeat("")))
+    if "" in frames:
+        frames = [frame_of(t) if f == "" else f for t, f in zip(tokens, frames, strict=True)]
+    found = Counter(frames)
+    counts = {f: found[f] for f in FRAMES}
     n = sum(counts.values())
     return {f: c / n for f, c in counts.items()} if n else {}
 
 
+@lru_cache(maxsize=1024)
 def frame_prefs(who: Reader) -> dict[str, float] | None:
+    """What the reader's functions (and seniority) read for, once per kind of reader
+    (the result is shared: read it, do not change it)."""
     rows = [FIT_FRAME_PREFS[f] for f in sorted(who.functions)]
     if who.seniority == "executive":
         rows.append(FIT_FRAME_PREFS["executive"])

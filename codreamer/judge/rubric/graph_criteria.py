@@ -264,7 +264,7 @@ def _position(index: GraphIndex, node: str, email: EmailText) -> int | None:
     POSITION_SHARE of what the sentence that expresses it most does."""
     weight = index.weight
     mine = index.content.get(node, frozenset())
-    ws = [sum(weight[c] for c in mine & s.concepts) for s in email.prose]
+    ws = [sum(map(weight.__getitem__, mine & s.concepts)) for s in email.prose]
     best = max(ws, default=0.0)
     if best <= 0.0:
         return None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+from itertools import compress
 from typing import TYPE_CHECKING
 
 from codreamer.graph.schema import is_product_feature
@@ -65,10 +66,10 @@ class GraphIndex:
         n = max(1, len(ids))
         self.weight = {c: 1.0 + math.log(n / d) for c, d in df.items()}
         self.total = {i: sum(self.weight[c] for c in cs) for i, cs in self.content.items()}
-        # Each node's concepts with their weights, in the frozenset's own order (so a
+        # Each node's concepts and their weights, in the frozenset's own order (so a
         # sum over them adds the same floats in the same order as over the set).
         self.weighted = {
-            i: tuple((c, self.weight[c]) for c in cs) for i, cs in self.content.items()
+            i: (tuple(cs), tuple(self.weight[c] for c in cs)) for i, cs in self.content.items()
         }
         text = " ".join(store.content(i) for i in ids)
         self.ngrams: set[tuple[str, ...]] = set()
@@ -87,6 +88,7 @@ class GraphIndex:
         )
         self.feature_concepts = frozenset().union(*(self.content[i] for i in self.features))
         self.customer_job = self.content.get(CUSTOMER_JOB, frozenset())
+        self.customer_job_only = self.customer_job - self.feature_concepts  # not the product's
         self._resolved: dict[str, str | None] = {}
         self._near: dict[str, list[tuple[str, int]]] = {}
         self._id_concepts = {i: concepts(_id_words(i)) for i in ids}
@@ -116,7 +118,8 @@ class GraphIndex:
         total = self.total.get(node_id, 0.0)
         if not total:
             return 0.0
-        return sum(w for c, w in self.weighted[node_id] if c in found) / total
+        cs, ws = self.weighted[node_id]
+        return sum(compress(ws, map(found.__contains__, cs))) / total
 
     def resolve(self, citation: str) -> str | None:
         """The node a citation names: exactly, or by its words when an LLM wrote the id

@@ -373,7 +373,7 @@ class RubricJudge:
         told = set().union(*(s.concepts for s in text.prose))
         if cites is not None:
             told.update(*(self._node_concepts(n) for n in cites.resolved))
-        on_topic = subject_names_body(subject_concepts(text.subject, info), told)
+        on_topic = subject_names_body(subject_concepts(text, info), told)
         results["deception"] = deception(
             text, info, 1.0 if on_topic else subject_fit(ev, gv, view.profile), known,
             screened.subject_and_body,

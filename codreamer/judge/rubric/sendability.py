@@ -141,8 +141,10 @@ def _repetition(email: EmailText, info: ScenarioInfo) -> list[tuple[str, float]]
         return out
     if not any(n >= 3 and t not in EN_FUNCTION_WORDS for t, n in counts.items()):
         return out
-    toks = [t for s in email.prose for t in s.tokens]
+    toks = email.prose_tokens
     grams = Counter(zip(toks, toks[1:], toks[2:], toks[3:], strict=False))
+    if max(grams.values(), default=0) < 3:
+        return out  # no 4-gram used three times: nothing to sort
     repeated = sorted(((n, g) for g, n in grams.items() if n >= 3), reverse=True)
     if repeated:
         most, phrase = repeated[0]
@@ -210,7 +212,7 @@ def _confused(email: EmailText, info: ScenarioInfo, sender: Sender | None) -> st
 
 
 def _their_business(email: EmailText, index: GraphIndex) -> bool:
-    cj_only = index.customer_job - index.feature_concepts
+    cj_only = index.customer_job_only
     if len(cj_only) < 3:
         return False
     for s in email.prose:

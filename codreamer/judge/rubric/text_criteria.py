@@ -44,7 +44,14 @@ from codreamer.judge.rubric.bands import (
     SUBJECT_WORDS_BAND,
 )
 from codreamer.judge.rubric.first_pass import FirstPass, any_of
-from codreamer.judge.rubric.language import TOKEN, Sentence, concept, concepts, sentences
+from codreamer.judge.rubric.language import (
+    TOKEN,
+    Sentence,
+    concept,
+    concepts,
+    concepts_of_tokens,
+    sentences,
+)
 from codreamer.judge.rubric.words import (
     ASK_IMPERATIVES,
     ASK_WORDS,
@@ -115,6 +122,7 @@ class ScenarioInfo:
     has_profile: bool
     writes_as: re.Pattern[str] | None  # "I'm <first name>", "we at <company>"
     writes_as_any: FirstPass | None  # its first pass (most emails write as the sender)
+    own: frozenset[str]  # the concepts of the reader's names and company
 
 
 def scenario_info(scenario: Scenario) -> ScenarioInfo:
@@ -146,6 +154,7 @@ def scenario_info(scenario: Scenario) -> ScenarioInfo:
         if c is not None:
             profile.pop(c, None)
     first = names[0] if names else ""
+    last = names[-1] if len(names) > 1 else ""
     company_word = cwords[0] if cwords else ""
     alts = []
     if first:
@@ -158,7 +167,7 @@ def scenario_info(scenario: Scenario) -> ScenarioInfo:
     writes_as = re.compile(r"\b(?:" + "|".join(alts) + ")") if alts else None
     return ScenarioInfo(
         first=first,
-        last=names[-1] if len(names) > 1 else "",
+        last=last,
         company=company,
         company_word=cwords[0] if cwords else "",
         goal=goal,
@@ -167,6 +176,7 @@ def scenario_info(scenario: Scenario) -> ScenarioInfo:
         has_profile=bool(profile),
         writes_as=writes_as,
         writes_as_any=any_of(writes_as) if writes_as is not None else None,
+        own=concepts(f"{first} {last} {company}"),
     )
 
 
@@ -177,11 +187,10 @@ _SUBJECT_FRAME = concepts(
 )
 
 
-def subject_concepts(subject: str, info: ScenarioInfo) -> frozenset[str]:
+def subject_concepts(email: EmailText, info: ScenarioInfo) -> set[str]:
     """The subject's topic words as concepts: less the reader's names and company, and
     the words that frame a subject."""
-    own = concepts(f"{info.first} {info.last} {info.company}")
-    return concepts(subject) - own - _SUBJECT_FRAME
+    return concepts_of_tokens(email.subject_tokens) - info.own - _SUBJECT_FRAME
 
 
 @dataclass(slots=True)
@@ -190,6 +199,7 @@ class EmailText:
     body: str
     lower: str
     tokens: list[str]
+    subject_tokens: list[str]
     counts: Counter[str]
     concepts: set[str]
     token_set: set[str]  # the subject's and the body's
@@ -199,6 +209,7 @@ class EmailText:
     greeting: bool
     signoff_at: int | None  # index in `lines` where the sign-off block starts
     prose: list[Sentence]  # sentences between the greeting and the sign-off
+    prose_tokens: list[str]  # their tokens, in order
     english_share: float  # share of English function words
     foreign: tuple[str, float]  # the likeliest other language and its share
 
@@ -231,11 +242,12 @@ def parse_email(subject: str, body: str) -> EmailText:
     first = 1 if greeting else 0
     end = signoff_at if signoff_at is not None else len(lines)
     prose = [s for s in sents if first <= s.line < end]
+    prose_tokens = [t for s in prose for t in s.tokens]
     all_concepts: set[str] = set().union(*(s.concepts for s in sents))
     en, lang, share = language_shares(counts, len(tokens)) if tokens else (0.0, "", 0.0)
     return EmailText(
-        subject, body, lower, tokens, counts, all_concepts, token_set, joined, sents, lines,
-        greeting, signoff_at, prose, en, (lang, share),
+        subject, body, lower, tokens, subject_tokens, counts, all_concepts, token_set, joined,
+        sents, lines, greeting, signoff_at, prose, prose_tokens, en, (lang, share),
     )  # fmt: skip
 
 
@@ -318,9 +330,9 @@ def personalisation(email: EmailText, info: ScenarioInfo) -> tuple[float, str]:
     if info.company_word:
         parts.append((PERS_COMPANY, float(info.company_word in toks), "company"))
     if info.has_profile:
-        hits = sum(1 for c in info.profile if c in email.concepts)
+        hits = len(email.concepts.intersection(info.profile))
         parts.append((PERS_CONTEXT, 1.0 if hits >= 2 else 0.5 if hits else 0.0, "their situation"))
-    subj_toks = set(TOKEN.findall(email.subject.lower()))
+    subj_toks = set(email.subject_tokens)
     subj_hit = bool(
         (info.first and info.first in subj_toks)
         or (info.last and info.last in subj_toks)
@@ -377,11 +389,13 @@ def readability(email: EmailText) -> tuple[float, str]:
 def language_shares(counts: Counter[str], n: int) -> tuple[float, str, float]:
     """(English function-word share, the likeliest other language, its share)."""
     keys = counts.keys()
-    en = sum(map(counts.__getitem__, keys & EN_FUNCTION_WORDS)) / n  # integers: any order
+    # The word list intersected with the keys, not the keys with the list: a frozenset
+    # looks each key up, where a dict view would look up each of the list's words.
+    en = sum(map(counts.__getitem__, EN_FUNCTION_WORDS.intersection(keys))) / n  # any order
     foreign_name, foreign = "", 0.0
     if not _ANY_FOREIGN.isdisjoint(keys):
         for lang, words in FOREIGN_FUNCTION_WORDS.items():
-            share = sum(counts[t] for t in keys & words) / n
+            share = sum(map(counts.__getitem__, words.intersection(keys))) / n
             if share > foreign:
                 foreign_name, foreign = lang, share
     return en, foreign_name, foreign
