@@ -4,6 +4,10 @@ what it refuses to be fooled by, and the properties learning depends on."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -820,3 +824,39 @@ def test_a_figure_said_in_percent_is_the_figure_the_graph_gives_with_a_sign() ->
     wrong = email.model_copy(update={"body": email.body.replace("99.9 percent", "90 percent")})
     c = judge.judge(wrong, sc).criteria["contradiction"]
     assert c.score < 1.0 and "says 90%" in c.reason, c.reason
+
+
+_JUDGE_EVERY_EMAIL = """
+import json, sys
+from codreamer.judge.rubric import RubricJudge
+from codreamer.loaders import load_graph
+from codreamer.models import FinalEmail, Scenario
+root = sys.argv[1]
+judge = RubricJudge(load_graph(root + "/benchmarks/data/graded/graphs/legal-ediscovery.json"))
+sc = {s["id"]: Scenario.model_validate(s) for s in json.load(
+    open(root + "/benchmarks/data/graded/prospects/legal-ediscovery.json"))}
+out = []
+for line in open(root + "/benchmarks/data/graded/emails/legal-ediscovery.jsonl"):
+    r = json.loads(line)
+    j = judge.judge(FinalEmail.model_validate(r["email"]), sc[r["scenario"]])
+    out.append([r["id"], j.total, {k: c.reason for k, c in j.criteria.items()}])
+print(json.dumps(out))
+"""
+
+
+def test_scores_do_not_depend_on_the_process_string_hashing(repo_root: Path) -> None:
+    """A run's rewards must not change with the process: sums of weights over a set
+    of concepts ran in hash order, and one email's argument was 1.0 or 0.68 by the
+    seed of Python's string hashing."""
+
+    def judged(seed: str) -> str:
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        return subprocess.run(
+            [sys.executable, "-c", _JUDGE_EVERY_EMAIL, str(repo_root)],
+            env=env, capture_output=True, text=True, check=True, timeout=300,
+        ).stdout  # fmt: skip
+
+    first = judged("0")
+    assert len(json.loads(first)) == 32
+    for seed in ("1", "2", "3"):
+        assert judged(seed) == first, seed

@@ -264,7 +264,8 @@ def _position(index: GraphIndex, node: str, email: EmailText) -> int | None:
     POSITION_SHARE of what the sentence that expresses it most does."""
     weight = index.weight
     mine = index.content.get(node, frozenset())
-    ws = [sum(map(weight.__getitem__, mine & s.concepts)) for s in email.prose]
+    # Sorted: a sum in the set's hash order could tip the share below (see GraphIndex).
+    ws = [sum(map(weight.__getitem__, sorted(mine & s.concepts))) for s in email.prose]
     best = max(ws, default=0.0)
     if best <= 0.0:
         return None

@@ -65,11 +65,16 @@ class GraphIndex:
                 df[c] = df.get(c, 0) + 1
         n = max(1, len(ids))
         self.weight = {c: 1.0 + math.log(n / d) for c, d in df.items()}
-        self.total = {i: sum(self.weight[c] for c in cs) for i, cs in self.content.items()}
-        # Each node's concepts and their weights, in the frozenset's own order (so a
-        # sum over them adds the same floats in the same order as over the set).
+        # Sums of weights run over sorted concepts: a set's order follows the process's
+        # string hashing, and floats added in another order can differ in the last bit,
+        # enough to tip a threshold (a run's scores must not depend on the process).
+        self.total = {
+            i: sum(self.weight[c] for c in sorted(cs)) for i, cs in self.content.items()
+        }
+        # Each node's concepts, sorted, and their weights (summed in that order).
         self.weighted = {
-            i: (tuple(cs), tuple(self.weight[c] for c in cs)) for i, cs in self.content.items()
+            i: (tuple(sorted(cs)), tuple(self.weight[c] for c in sorted(cs)))
+            for i, cs in self.content.items()
         }
         text = " ".join(store.content(i) for i in ids)
         self.ngrams: set[tuple[str, ...]] = set()
