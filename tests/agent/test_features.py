@@ -122,6 +122,28 @@ def test_a_node_the_writer_cannot_tell_matches_nothing() -> None:
     assert sf.static("told")[tell] == 1.0 and sf.rel("told")[0] > 0.0
 
 
+def test_a_node_told_through_the_reason_on_its_edge_still_matches() -> None:
+    """The reader's own work ("Validates data quality by ...") is never told back, but
+    when a walk holds no fact, the reason an edge gives for the customer is told in
+    its place (weave-5's middle): such a node keeps its matches."""
+    store = GraphStore.from_json(
+        [
+            {"id": CUSTOMER_JOB, "content": "Generates synthetic data for LLM pre-training.",
+             "edge": [{"target_id": "Validation", "relationship": "has process",
+                       "rationale": "For nuanced LLM tasks, automated metrics are often "
+                       "insufficient."}]},
+            {"id": "Validation", "content": "Validates data quality by evaluating models "
+             "trained on it.",
+             "edge": [{"target_id": "Product Feature", "relationship": "solved by",
+                       "rationale": ""}]},
+            {"id": "Product Feature", "content": "Weave provides a feedback system."},
+        ]
+    )  # fmt: skip
+    sf = EmbeddedPolicy(store).scenario_features(_sc("Our automated metrics miss data quality"))
+    assert sf.static("Validation")[NODE_FEATURES.index("tellable")] == 1.0
+    assert sf.rel("Validation")[0] > 0.0
+
+
 def test_a_stem_in_most_of_the_graph_matches_no_node_in_particular() -> None:
     """ "data" in a data graph is in nearly every node: a Data Scientist's title matches
     each alike, so it says nothing about which to walk to; a rarer title word does."""

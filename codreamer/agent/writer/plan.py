@@ -135,17 +135,42 @@ def _reader_fact(store: GraphStore, node: str, limit: int) -> Fact:
     return Fact(to_reader(text, classes), fact.kind)
 
 
+_TELLABLE: dict[int, tuple[GraphStore, dict[str, bool]]] = {}
+
+
 def tellable(store: GraphStore, node: str) -> bool:
-    """Whether a walk through `node` can put it in the email: a Product Feature, or a
-    fact the writer tells (a clause for the customer; not the Customer Job, a bare noun
-    phrase, the reader's own work or a note for the graph's author). A walk's choice
-    of node is worth its relevance only when the node can be told."""
+    """Whether a walk through `node` can put it in the email: a Product Feature, a
+    fact the writer tells (a clause for the customer; not the Customer Job, a bare
+    noun phrase, the reader's own work or a note for the graph's author), or, failing
+    that, a reason for the customer on an edge into it (what `_insight` tells when a
+    walk holds no fact). A walk's choice of node is worth its relevance only when the
+    node can be told. Memoised per graph."""
+    hit = _TELLABLE.get(id(store))
+    if hit is None or hit[0] is not store:
+        if len(_TELLABLE) > 64:
+            _TELLABLE.clear()
+        hit = _TELLABLE[id(store)] = (store, {})
+    known = hit[1]
+    told = known.get(node)
+    if told is None:
+        told = known[node] = _tellable(store, node)
+    return told
+
+
+def _tellable(store: GraphStore, node: str) -> bool:
     if is_product_feature(node):
         return True
     if node == CUSTOMER_JOB:
         return False
     fact = _reader_fact(store, node, FACT_WORDS[-1])
-    return fact.ok and fact.kind != "noun"
+    if fact.ok and fact.kind != "noun":
+        return True
+    for prev in store.graph.predecessors(node):
+        edge = store.edge(prev, node)
+        r = reason_clause(edge.rationale, 22) if edge is not None and edge.rationale else ""
+        if r and not is_definition(r) and not _OVERCLAIM.search(r) and not _WE.search(r):
+            return True
+    return False
 
 
 def _insight(

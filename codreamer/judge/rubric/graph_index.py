@@ -68,9 +68,7 @@ class GraphIndex:
         # Sums of weights run over sorted concepts: a set's order follows the process's
         # string hashing, and floats added in another order can differ in the last bit,
         # enough to tip a threshold (a run's scores must not depend on the process).
-        self.total = {
-            i: sum(self.weight[c] for c in sorted(cs)) for i, cs in self.content.items()
-        }
+        self.total = {i: sum(self.weight[c] for c in sorted(cs)) for i, cs in self.content.items()}
         # Each node's concepts, sorted, and their weights (summed in that order).
         self.weighted = {
             i: (tuple(sorted(cs)), tuple(self.weight[c] for c in sorted(cs)))
