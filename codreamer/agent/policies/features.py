@@ -33,6 +33,7 @@ from codreamer.agent.policies.meaning import embed
 from codreamer.agent.reader import FUNCTIONS, SENIORITY, reader
 from codreamer.agent.style import STYLE_CHOICES, EmailStyle
 from codreamer.agent.writer import tellable, write_email
+from codreamer.graph.memo import per_graph
 from codreamer.graph.schema import is_product_feature
 from codreamer.graph.store import GraphStore
 from codreamer.models import FinalEmail, Scenario, Sender
@@ -310,20 +311,10 @@ def node_stems(store: GraphStore, node_id: str) -> frozenset[str]:
     return stems(node.content + " " + node_id.replace("-", " "))
 
 
-_IDF: dict[int, tuple[GraphStore, dict[str, float]]] = {}
-_VECS: dict[int, tuple[GraphStore, np.ndarray]] = {}
-
-
+@per_graph
 def node_vectors(store: GraphStore) -> np.ndarray:
     """Unit embeddings of every node's text, rows in `store.nodes` order (memoised per store)."""
-    hit = _VECS.get(id(store))
-    if hit is not None and hit[0] is store:
-        return hit[1]
-    vecs = embed([store.node(n).content for n in store.nodes])
-    if len(_VECS) > 64:
-        _VECS.clear()
-    _VECS[id(store)] = (store, vecs)
-    return vecs
+    return embed([store.node(n).content for n in store.nodes])
 
 
 def profile_text(scenario: Scenario) -> str:
@@ -351,22 +342,16 @@ def meaning_matches(store: GraphStore, scenario: Scenario) -> dict[str, float]:
     return {n: float(v) for n, v in zip(ids, scaled, strict=True)}
 
 
+@per_graph
 def graph_idf(store: GraphStore) -> dict[str, float]:
     """log(1 + N / df) of every stem in the graph's nodes (memoised per store)."""
-    hit = _IDF.get(id(store))
-    if hit is not None and hit[0] is store:
-        return hit[1]
     df: dict[str, int] = {}
     ids = list(store.nodes)
     for nid in ids:
         for w in node_stems(store, nid):
             df[w] = df.get(w, 0) + 1
     n = max(1, len(ids))
-    idf = {w: float(np.log1p(n / c)) for w, c in df.items()}
-    if len(_IDF) > 64:
-        _IDF.clear()
-    _IDF[id(store)] = (store, idf)
-    return idf
+    return {w: float(np.log1p(n / c)) for w, c in df.items()}
 
 
 @dataclass(slots=True)

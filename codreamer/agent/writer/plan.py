@@ -35,6 +35,7 @@ from codreamer.agent.writer.voice import (
     seller_voice,
     to_reader,
 )
+from codreamer.graph.memo import per_graph
 from codreamer.graph.schema import is_product_feature
 from codreamer.models import CUSTOMER_JOB
 
@@ -135,26 +136,19 @@ def _reader_fact(store: GraphStore, node: str, limit: int) -> Fact:
     return Fact(to_reader(text, classes), fact.kind)
 
 
-_TELLABLE: dict[int, tuple[GraphStore, dict[str, bool]]] = {}
-
-
 def tellable(store: GraphStore, node: str) -> bool:
     """Whether a walk through `node` can put it in the email: a Product Feature, a
     fact the writer tells (a clause for the customer; not the Customer Job, a bare
     noun phrase, the reader's own work or a note for the graph's author), or, failing
     that, a reason for the customer on an edge into it (what `_insight` tells when a
-    walk holds no fact). A walk's choice of node is worth its relevance only when the
-    node can be told. Memoised per graph."""
-    hit = _TELLABLE.get(id(store))
-    if hit is None or hit[0] is not store:
-        if len(_TELLABLE) > 64:
-            _TELLABLE.clear()
-        hit = _TELLABLE[id(store)] = (store, {})
-    known = hit[1]
-    told = known.get(node)
-    if told is None:
-        told = known[node] = _tellable(store, node)
-    return told
+    walk holds no fact; the graph's boilerplate reasons are not told apart here). A
+    walk's choice of node is worth its relevance only when the node can be told."""
+    return _tellable_nodes(store)[node]
+
+
+@per_graph
+def _tellable_nodes(store: GraphStore) -> dict[str, bool]:
+    return {n: _tellable(store, n) for n in store.nodes}
 
 
 def _tellable(store: GraphStore, node: str) -> bool:
@@ -165,12 +159,19 @@ def _tellable(store: GraphStore, node: str) -> bool:
     fact = _reader_fact(store, node, FACT_WORDS[-1])
     if fact.ok and fact.kind != "noun":
         return True
-    for prev in store.graph.predecessors(node):
-        edge = store.edge(prev, node)
-        r = reason_clause(edge.rationale, 22) if edge is not None and edge.rationale else ""
-        if r and not is_definition(r) and not _OVERCLAIM.search(r) and not _WE.search(r):
-            return True
-    return False
+    return any(
+        (edge := store.edge(prev, node)) is not None
+        and (r := told_reason(edge.rationale))
+        and not is_definition(r)
+        for prev in store.graph.predecessors(node)
+    )
+
+
+def told_reason(rationale: str, max_words: int = 22) -> str:
+    """An edge's rationale as a reason told to the customer, in plain words; "" when
+    it is none (no clause for the customer, an overclaim, the seller's "we")."""
+    r = reason_clause(rationale, max_words) if rationale else ""
+    return agree(plain(r)) if r and not _OVERCLAIM.search(r) and not _WE.search(r) else ""
 
 
 def _insight(
@@ -204,24 +205,15 @@ _EVENT_VERBS = frozenset({"happen", "occur", "arise", "result", "start", "begin"
                           "come", "stem", "go", "fail", "fall", "break", "leak"})  # fmt: skip
 
 
-_COMMON: dict[int, tuple[GraphStore, frozenset[str]]] = {}
-
-
+@per_graph
 def common_stems(store: GraphStore) -> frozenset[str]:
     """Stems in more than half of the graph's nodes: its own vocabulary ("data" in a
-    graph about data), which every fact shares with the notes alike (memoised)."""
-    hit = _COMMON.get(id(store))
-    if hit is not None and hit[0] is store:
-        return hit[1]
+    graph about data), which every fact shares with the notes alike."""
     df: dict[str, int] = {}
     for nid in store.nodes:
         for w in stems(store.content(nid)):
             df[w] = df.get(w, 0) + 1
-    out = frozenset(w for w, c in df.items() if 2 * c > len(store))
-    if len(_COMMON) > 64:
-        _COMMON.clear()
-    _COMMON[id(store)] = (store, out)
-    return out
+    return frozenset(w for w, c in df.items() if 2 * c > len(store))
 
 
 def make_plan(
@@ -246,8 +238,7 @@ def make_plan(
         edge = store.edge(a, b)
         if edge is None or edge.rationale.strip() in repeated:
             return ""
-        r = reason_clause(edge.rationale, max_words)
-        return agree(plain(r)) if r and not _OVERCLAIM.search(r) and not _WE.search(r) else ""
+        return told_reason(edge.rationale, max_words)
 
     # The Customer Job is never told: it is the seller's view of the reader's own
     # business, which the reader knows better than anyone.

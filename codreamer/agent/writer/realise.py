@@ -24,6 +24,7 @@ from codreamer.agent.writer.plan import Plan, Step, overlap, stems
 from codreamer.agent.writer.subject import subject_topic
 from codreamer.agent.writer.text import for_customer, named_product, sentences
 from codreamer.agent.writer.voice import agree, plain
+from codreamer.graph.memo import per_graph
 from codreamer.models import FinalEmail, Scenario, Sender
 
 if TYPE_CHECKING:
@@ -245,15 +246,10 @@ class Vocabulary:
         return sentence[0].lower() + sentence[1:]
 
 
-_GRAPH_CACHE: dict[int, tuple[GraphStore, Vocabulary, frozenset[str]]] = {}
-
-
+@per_graph
 def graph_facts(store: GraphStore) -> tuple[Vocabulary, frozenset[str]]:
     """Per graph, once: its vocabulary, and the rationales it repeats on three or more
     edges (boilerplate such as "the next problem follows", not a reason)."""
-    hit = _GRAPH_CACHE.get(id(store))
-    if hit is not None and hit[0] is store:
-        return hit[1], hit[2]
     texts: list[str] = []
     counts: dict[str, int] = {}
     for nid, node in store.nodes.items():
@@ -264,9 +260,6 @@ def graph_facts(store: GraphStore) -> tuple[Vocabulary, frozenset[str]]:
             counts[r] = counts.get(r, 0) + 1
     vocab = Vocabulary(texts, [])
     repeated = frozenset(r for r, c in counts.items() if c >= 3)
-    if len(_GRAPH_CACHE) > 64:
-        _GRAPH_CACHE.clear()
-    _GRAPH_CACHE[id(store)] = (store, vocab, repeated)
     return vocab, repeated
 
 
