@@ -69,6 +69,7 @@ from codreamer.judge.rubric.graph_index import GraphIndex
 from codreamer.judge.rubric.language import concepts
 from codreamer.judge.rubric.meaning import embed
 from codreamer.judge.rubric.natural import graph_spans, naturalness, vocabulary
+from codreamer.judge.rubric.own_business import told_own_business
 from codreamer.judge.rubric.screens import screen
 from codreamer.judge.rubric.semantic import (
     GraphVectors,
@@ -347,6 +348,19 @@ class RubricJudge:
             product_shown = bool(index.product_names & text.counts.keys()) or any(
                 index.coverage(f, text.concepts) >= PRODUCT_SHOWN for f in index.features
             )
+        # Telling the reader their own business, by its wording: the meaning half
+        # above needs the graph's Customer Job node; this needs only the prospect.
+        own_told = told_own_business(
+            " ".join(s.text for s in text.prose), info.company, info.company_word
+        )
+        if own_told:
+            by_words = 0.5 if len(own_told) == 1 else 0.25
+            if by_words < results["own_job"][0] or "own_job" in unscored:
+                results["own_job"] = (
+                    by_words,
+                    f"tells the reader their own business ('{own_told[0][:60]}')",
+                )
+                unscored.discard("own_job")
         if view.profile is not None:
             results["relevance"] = relevance(ev, view.profile, view.profile_kind, gv)
         else:
