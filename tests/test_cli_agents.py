@@ -119,7 +119,10 @@ def test_write_json_in_json_out_and_stdout(cli: Cli) -> None:
         {"row": 3, "error": "no name: first name / last name or name are empty"}
     ]
     amara, jo = out["emails"]
-    assert "Amara," in amara["email"]["body"].splitlines()[0]  # never "Dr.", never Osei
+    # By first name, or formally by title and surname (DESIGN §3): never "Dr." or
+    # "Osei" read as the first name.
+    greeting = amara["email"]["body"].splitlines()[0]
+    assert greeting.endswith((" Amara,", " Dr. Osei,")), greeting
     assert jo["lead"]["Owner"] == "Ann" and jo["row"] == 2
     for e in out["emails"]:
         assert e["email_key"].startswith("sha256:") and e["reasons"] and e["email"]["citations"]
