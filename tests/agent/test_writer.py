@@ -682,3 +682,23 @@ def test_a_brief_email_tells_the_fact_on_the_notes_own_words() -> None:
     for style in [s for s in ALL_STYLES if s.length == 0][:12]:
         body = write_email(store, path, sc, style, SENDER).body
         assert "three weeks" in body and "by hand" not in body, body
+
+
+def test_a_fact_about_the_readers_own_company_is_not_told_to_them(synth: GraphStore) -> None:
+    """Blind readers mark down an email that tells them their own business (packet S:
+    2.6 against 4.5): a fact naming the reader's company is told to others only."""
+    walk = ["Customer Job", "synthetic-data-use-cases-67d1b3c1",
+            "data-augmentation-techniques-eddc9373", "data-augmentation-techniques-f8bef669",
+            "Product Feature"]  # fmt: skip
+    own = "Pearls of Wisdom are used"
+    at = Scenario(id="at", goal="Secure a 20-minute discovery call", prospect=Prospect(
+        name="Ben Carter", title="Senior Data Scientist", company="Pearls of Wisdom",
+        notes="Increasing dataset size and diversity by creating modified copies."))  # fmt: skip
+    away = at.model_copy(update={"prospect": at.prospect.model_copy(
+        update={"company": "Acme Vision"})})  # fmt: skip
+    for style in ALL_STYLES[::7]:
+        told_at = write_email(synth, walk, at, style, SENDER).body
+        assert own not in told_at
+        assert "rotation, cropping" in told_at  # the walk's other fact is still told
+        if style.length >= 1:  # two facts fit: the other reader hears this one too
+            assert own in write_email(synth, walk, away, style, SENDER).body

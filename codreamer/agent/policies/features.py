@@ -32,7 +32,7 @@ import numpy as np
 from codreamer.agent.policies.meaning import embed
 from codreamer.agent.reader import FUNCTIONS, SENIORITY, reader
 from codreamer.agent.style import STYLE_CHOICES, EmailStyle
-from codreamer.agent.writer import tellable, write_email
+from codreamer.agent.writer import names_company, tellable, write_email
 from codreamer.graph.memo import per_graph
 from codreamer.graph.schema import is_product_feature
 from codreamer.graph.store import GraphStore
@@ -387,6 +387,7 @@ class ScenarioFeatures:
         self.context = prospect_context(scenario)
         self.meaning = meaning_matches(store, scenario)
         self.senior = reader(p.title, p.industry).senior
+        self.company = p.company or ""
         self._style_ctx: dict[int, np.ndarray] = {}
         self._rel: dict[str, np.ndarray] = {}
         self._ahead: dict[tuple[str, int], np.ndarray] = {}
@@ -398,15 +399,25 @@ class ScenarioFeatures:
         self.decisions: dict[tuple[Any, ...], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
     # -- relevance -------------------------------------------------------------
+    def told(self, node_id: str) -> bool:
+        """Whether the writer can tell the node to this reader: it can tell it
+        (writer.tellable) and it does not name the reader's own company, which the
+        writer never tells them (their own business)."""
+        if not tellable(self.store, node_id):
+            return False
+        return is_product_feature(node_id) or not names_company(
+            self.store.content(node_id), self.company
+        )
+
     def rel(self, node_id: str) -> np.ndarray:
         """Match of the node's text with each prospect field, in [0, 1]: the share of
         the field's stems the graph speaks to that this node says, each stem weighted
         by how telling it is in this graph (rarer: more), so two nodes that both touch
         the notes are told apart by which part of the notes they touch."""
         r = self._rel.get(node_id)
-        if r is None and not tellable(self.store, node_id):
+        if r is None and not self.told(node_id):
             # A node the writer cannot tell (a bare noun phrase, a note for the
-            # graph's author, the reader's own work) puts nothing of its match in
+            # graph's author, the reader's own work or company) puts nothing of its match in
             # the email: walking to it for its words would cite a fact the body
             # never says. What lies beyond it still counts (`ahead`).
             r = self._rel[node_id] = np.zeros(N_REL)
@@ -465,7 +476,7 @@ class ScenarioFeatures:
             f = np.zeros(len(NODE_FEATURES))
             f[IS_FEATURE] = 1.0 if is_product_feature(node_id) else 0.0
             f[CONFIDENCE] = conf
-            f[TELLABLE] = 1.0 if tellable(self.store, node_id) else 0.0
+            f[TELLABLE] = 1.0 if self.told(node_id) else 0.0
             f[_REL0 : _REL0 + N_REL] = self.rel(node_id)
             self._static[node_id] = f
         return f

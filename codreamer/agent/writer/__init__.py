@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codreamer.agent.style import DEFAULT_STYLE, EmailStyle
-from codreamer.agent.writer.plan import make_plan, stems, tellable
+from codreamer.agent.writer.plan import make_plan, names_company, stems, tellable
 from codreamer.agent.writer.realise import NEUTRAL_NAMES, Realiser, goal_object, graph_facts
 from codreamer.graph.schema import is_product_feature
 from codreamer.models import FinalEmail, Scenario, Sender
@@ -28,7 +28,14 @@ if TYPE_CHECKING:
 
 DEFAULT_SENDER = Sender()
 
-__all__ = ["DEFAULT_SENDER", "NEUTRAL_NAMES", "goal_object", "tellable", "write_email"]
+__all__ = [
+    "DEFAULT_SENDER",
+    "NEUTRAL_NAMES",
+    "goal_object",
+    "names_company",
+    "tellable",
+    "write_email",
+]
 
 
 def _to_feature(store: GraphStore, path: list[str], notes: str) -> list[str]:
@@ -77,10 +84,11 @@ def write_email(
     notes = scenario.prospect.notes or ""
     if reach_feature:
         path = _to_feature(store, path, notes)
-    key = (tuple(path), style.length, notes)
+    company = scenario.prospect.company or ""
+    key = (tuple(path), style.length, notes, company)
     plan = vocab.plans.get(key)
-    if plan is None:  # the plan depends on the walk, the length and the notes only
+    if plan is None:  # the plan depends on the walk, the length, the notes and the company
         if len(vocab.plans) >= 50_000:
             vocab.plans.clear()
-        plan = vocab.plans[key] = make_plan(store, path, style, repeated, notes)
+        plan = vocab.plans[key] = make_plan(store, path, style, repeated, notes, company)
     return Realiser(store, path, scenario, style, sender or DEFAULT_SENDER, vocab).render(plan)

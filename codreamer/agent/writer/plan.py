@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from codreamer.agent.style import EmailStyle
@@ -167,6 +168,21 @@ def _tellable(store: GraphStore, node: str) -> bool:
     )
 
 
+def names_company(text: str, company: str) -> bool:
+    """Whether `text` names the reader's `company` (its full name, or its first word
+    when that is a name of five letters or more: "Pearls", "Northfield")."""
+    return bool(company) and _company_name(company).search(text) is not None
+
+
+@lru_cache(maxsize=1024)
+def _company_name(company: str) -> re.Pattern[str]:
+    words = company.split()
+    names = [re.escape(company)]
+    if len(words) > 1 and len(words[0]) >= 5 and words[0][:1].isupper():
+        names.append(re.escape(words[0]))
+    return re.compile(r"\b(?:" + "|".join(names) + r")\b", re.IGNORECASE)
+
+
 def told_reason(rationale: str, max_words: int = 22) -> str:
     """An edge's rationale as a reason told to the customer, in plain words; "" when
     it is none (no clause for the customer, an overclaim, the seller's "we")."""
@@ -222,12 +238,13 @@ def make_plan(
     style: EmailStyle,
     repeated: frozenset[str],
     notes: str = "",
+    company: str = "",
 ) -> Plan:
     """The plan for `path` in `style`. `repeated` holds rationales the graph uses on
     many edges: boilerplate, not a reason. `notes` (what the seller knows of the
     reader) decides which facts are worth telling when the walk holds more than
     the email's length allows: those that share the notes' telling words, not the
-    graph's own vocabulary."""
+    graph's own vocabulary. A fact naming the reader's `company` is not told."""
     limit = FACT_WORDS[style.length]
     reaches = bool(path) and is_product_feature(path[-1])
     facts = path[:-1] if reaches else path
@@ -250,6 +267,10 @@ def make_plan(
         fact = _reader_fact(store, node, limit)
         if not fact.ok or fact.kind == "noun":
             continue  # a bare noun phrase needs a stock frame around it to read
+        if names_company(fact.text, company):
+            # A fact about the reader's own company tells them their own business
+            # (blind readers: 2.6 against 4.5 for the same email without it, packet S)
+            continue
         st = stems(fact.text)
         if any(overlap(st, t) >= 0.6 for t in told):
             continue  # two nodes that say the same thing: told once

@@ -192,7 +192,7 @@ class Vocabulary:
         self._proper: dict[str, bool] = {}
         self._with_names: dict[tuple[str, ...], Vocabulary] = {}
         self.checked: dict[str, str] = {}  # sentence -> repaired, or "" when broken
-        self.plans: dict[tuple[tuple[str, ...], int, str], Plan] = {}  # per graph
+        self.plans: dict[tuple[tuple[str, ...], int, str, str], Plan] = {}  # per graph
         self.names = frozenset(w for n in names for w in n.split() if w)
 
     def proper(self, word: str) -> bool:
