@@ -62,6 +62,21 @@ _DEFINITION = re.compile(
     r"the (?:process|practice|act) of|a (?:type|kind|form) of)\b|\brefers? to\b|"
     r"\bin other words\b|\b(?:measures|quantifies) (?:how|the (?:share|proportion|fraction))"
 )
+# A term glossed for the reader ("A water main is the large buried pipe that ...",
+# "FNOL, or first notice of loss, is the first report ..."), and the framing of a
+# recap ("it's worth recapping the basics"): the same lecture in other words (round
+# 11's packet S: 10 of its 18 lectures; the definitions above caught 3). Not a
+# ranking ("the second leading cause of"), not the seller, the reader or a problem.
+_GLOSS = re.compile(
+    r"(?:^|: )(?!(?:you|your|we|our|it|this|that|these|those|there|here|the (?:problem|"
+    r"issue|reason|result|point|catch|risk|cost|good news|answer|fix|goal|idea))\b)"
+    r"(?:an? |the )?[a-z][\w-]*(?: [a-z][\w-]*){0,3}(?:, or [^,]{3,40},)? (?:is|are) "
+    r"(?:simply |just |basically )?(?:the|an?) (?!(?:second|third|leading|biggest|largest|"
+    r"main|most|top|first|number|single|primary|same|share|only|best|fastest|cheapest)\b)"
+    r"(?:[a-z-]+ ){0,3}?(?:that|which|who|where|when|of|for|from|to|used|paid|made|produced)\b"
+    r"|\brecap(?:ping)? the basics\b|\bit helps to (?:remember|recall) how\b",
+    re.IGNORECASE,
+)
 # A duty told to the reader as news ("State laws require you to investigate
 # promptly"): readers take it as a lecture on their own job.
 _DUTY = re.compile(
@@ -237,6 +252,7 @@ def naturalness(
     lectures = (
         [m.group(0) for s in prose if (m := _DEFINITION.search(s.text.lower()))] if noted else []
     )
+    lectures += [m.group(0) for s in prose if (m := _GLOSS.search(s.text))]
     if lectures:
         found.append((f"defines terms for the reader ({lectures[0][:30]!r})",
                       min(0.6, 0.3 * len(lectures))))  # fmt: skip
