@@ -99,3 +99,24 @@ def test_without_a_graph_the_wording_still_scores_it() -> None:
     assert told.score < 1.0
     clean = judge.judge(_email(OPENERS["situation"]), SCENARIO).criteria["own_job"]
     assert clean.reason.endswith("not scored")
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        "Northfield Dairy is a dairy distributor. As VP Operations, Priya, you run it.",
+        ". Northfield makes deliveries. Because NORTHFIELD sells milk! northfield is one of them",
+        "northfield dairy builds x. As you know. AS THE HEAD OF OPS YOU'RE busy.",
+        "As a Claims Manager, Heather, you know. Your role is hard; you're in charge of it.",
+        "Nothing about them at all, and as a rule no titles.",
+    ],
+)
+def test_the_ascii_fast_form_finds_what_the_case_blind_patterns_find(prose: str) -> None:
+    from codreamer.judge.rubric import own_business as ob
+
+    want = [m.group(0).strip() for m in ob._ROLE.finditer(prose)]
+    pattern = ob._company_pattern("northfield dairy", "northfield")
+    assert pattern is not None
+    want += [m.group(0).strip(" .!?") for m in pattern.finditer(prose)]
+    assert bool(want) == (not prose.startswith("Nothing"))
+    assert told_own_business(prose, "northfield dairy", "northfield") == want

@@ -22,6 +22,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from codreamer.judge.rubric.first_pass import any_of
+
 _I = re.IGNORECASE
 _TITLE = (
     r"(?:vp|svp|evp|vice president|director|head|manager|lead|leader|chief|officer|"
@@ -29,7 +31,7 @@ _TITLE = (
     r"analyst|specialist|coordinator|supervisor|superintendent|administrator|partner)"
 )
 _HEDGE = r"(?!\s+(?:probably|may|might|likely|could|would|possibly|perhaps)\b)"
-_ROLE = re.compile(
+_ROLE_SOURCE = (
     r"\bas (?:the |a |an |your )?(?:[\w&/'-]+ ){0,5}?"
     + _TITLE
     # Up to a few words after the title ("at Kite Insurance"), and a vocative name.
@@ -40,9 +42,16 @@ _ROLE = re.compile(
     r"|\byou(?:'re| are) (?:the one (?:who|that|deciding|responsible)"
     r"|responsible for|in charge of)\b"
     r"|\bas you(?:'ll)? (?:know|well know)\b"
-    r"|\bat the heart of your (?:job|role|work)\b",
-    _I,
+    r"|\bat the heart of your (?:job|role|work)\b"
 )
+_ROLE = re.compile(_ROLE_SOURCE, _I)
+# Fast forms for an ASCII text (nearly every email), searched in its lower case: there
+# `re.I` matches a letter exactly when the lower-case letter matches it lower-cased
+# (no other character folds to an ASCII letter's case), so the same spans match
+# without IGNORECASE, and a pattern without flags can have a first pass (`any_of`),
+# which most emails, telling the reader nothing of their own, stop at.
+_ROLE_LOWER = re.compile(_ROLE_SOURCE.replace("[A-Z][a-z]+", "[a-z][a-z]+"))
+_ANY_ROLE = any_of(_ROLE_LOWER)
 _COMPANY_VERBS = (
     r"(?:is an?|is one of|makes|builds|sells|runs|generates|buys|treats|represents|"
     r"supports|serves|operates|provides|delivers|moves|designs|develops|offers|"
@@ -50,24 +59,52 @@ _COMPANY_VERBS = (
 )
 
 
+def _company_source(names: list[str], start: str) -> str:
+    return (
+        start + r"(?:at |since |because )?(?:" + "|".join(names) + r")"
+        r"(?:[\w&' ]{0,20}?)? " + _COMPANY_VERBS + r"\b"
+    )
+
+
 @lru_cache(maxsize=1024)
 def _company_pattern(company: str, word: str) -> re.Pattern[str] | None:
     names = [re.escape(n) for n in dict.fromkeys((company, word)) if n]
     if not names:
         return None
-    return re.compile(
-        r"(?:^|[.!?]\s+)(?:at |since |because )?(?:" + "|".join(names) + r")"
-        r"(?:[\w&' ]{0,20}?)? " + _COMPANY_VERBS + r"\b",
-        _I,
-    )
+    return re.compile(_company_source(names, r"(?:^|[.!?]\s+)"), _I)
+
+
+@lru_cache(maxsize=1024)
+def _company_lower(company: str, word: str) -> tuple[re.Pattern[str], re.Pattern[str]] | None:
+    """`_company_pattern` for a lower-case ASCII text and ASCII names, as two patterns:
+    one matched at the text's start (the `^`), one searched from there (the `[.!?]\s+`,
+    to whose characters `re` skips instead of trying the `^` branch at every one)."""
+    names = [re.escape(n.lower()) for n in dict.fromkeys((company, word)) if n]
+    if not names:
+        return None
+    return re.compile(_company_source(names, "")), re.compile(_company_source(names, r"[.!?]\s+"))
 
 
 def told_own_business(prose: str, company: str, company_word: str) -> list[str]:
     """The phrases of `prose` that tell the reader their own role or company's
     business (`company`: the reader's company, lower case; `company_word` its most
     telling word)."""
-    found = [m.group(0).strip() for m in _ROLE.finditer(prose)]
-    pattern = _company_pattern(company, company_word)
-    if pattern is not None:
-        found += [m.group(0).strip(" .!?") for m in pattern.finditer(prose)]
+    if not (prose.isascii() and company.isascii() and company_word.isascii()):
+        found = [m.group(0).strip() for m in _ROLE.finditer(prose)]
+        pattern = _company_pattern(company, company_word)
+        if pattern is not None:
+            found += [m.group(0).strip(" .!?") for m in pattern.finditer(prose)]
+        return found
+    # The same matches, read in the lower case and cut from the prose at their spans.
+    low = prose.lower()
+    spans = [m.span() for m in _ROLE_LOWER.finditer(low)] if _ANY_ROLE.found(low) else []
+    found = [prose[a:b].strip() for a, b in spans]
+    pair = _company_lower(company, company_word)
+    if pair is not None:
+        at_start, after_end = pair
+        # finditer's matches, in order: one at the start tried first, as `^` is.
+        first = at_start.match(low)
+        ms = [first] if first is not None else []
+        ms += after_end.finditer(low, first.end() if first is not None else 0)
+        found += [prose[m.start() : m.end()].strip(" .!?") for m in ms]
     return found
