@@ -29,6 +29,9 @@ PATTERN_SETS = [
     [semantic._SOCIAL_PROOF, natural._AUTHOR_NOTE, natural._DEFINITION],
     [re.compile(r"\b(?:a|bc)d\b|x+y|\(again\)|-{2,} ?message|(?:q|r)?s")],
     [re.compile(r"\b\(again\)|\b(?:potential )?overlaps?|a{2}b|c{1,3}d\b|\bz{2,}|\b-x")],
+    # A digit class behind a word boundary goes with the words' first letters.
+    [re.compile(r"\b\d+ of the\b|\b(?:\d|two) days|case study")],
+    [semantic._SOCIAL_PROOF, natural._AUTHOR_NOTE, natural._DEFINITION, natural._DUTY],
 ]
 
 
@@ -38,7 +41,9 @@ def _texts() -> list[str]:
            "ccccd", "zz", "azz", " zz", "-x", "a-x", "cd_", "\nzz",
            # Non-ASCII text takes the Unicode `\W`: a word character on one side.
            "éad", "—ad", "\u2019ad", "é as we discussed", "—as we discussed", "café study",
-           "top—rated", "élan top-rated", "\xa0zz", "ézz"]  # fmt: skip
+           "top—rated", "élan top-rated", "\xa0zz", "ézz", "7 of the top", "a7 of the",
+           "_7 of the", "(12 of the", "é7 of the", "—7 of the", "٣ of the", "x٣ of the",
+           "3 days", "33 days", "x3 days", "two days"]  # fmt: skip
     for name in ("calibration.jsonl", "heldout.jsonl", "blind.jsonl"):
         for line in (CAL / name).read_text().splitlines():
             if line.strip():

@@ -11,6 +11,8 @@ patterns into a `FirstPass` that reads far fewer positions:
   the text with a space in front: `re` then skips straight to spaces and punctuation
   (a word starts only after one, or at the text's start, now the space), and there
   compares one character per group;
+- so do the phrases behind a `\\b` that start with a digit class (`\\b\\d+ of the`):
+  a digit is a word character, so what goes before it is the same;
 - phrases without a `\\b`, or starting with a non-word character, are grouped by
   their first character too (a `\\b` before a non-word character becomes a look back
   for a word character), which `re` also skips to;
@@ -182,6 +184,7 @@ def any_of(*patterns: re.Pattern[str]) -> FirstPass:
     """A first pass that finds something in a text exactly when one of `patterns`
     does."""
     word_groups: dict[str, list[str]] = {}  # a word character behind \b -> the rests
+    digit_first: list[str] = []  # \b then a digit class: the rests, from the class
     char_groups: dict[str, list[str]] = {}  # any other first character -> the rests
     whole: list[str] = []
     for rx in patterns:
@@ -189,7 +192,11 @@ def any_of(*patterns: re.Pattern[str]) -> FirstPass:
             raise ValueError(f"any_of takes plain patterns: {rx.pattern[:40]!r}")
         for alt in _split(rx.pattern):
             for bound, first, rest in _branches(alt):
-                if first is None:
+                if first is None and bound and rest.startswith(r"\d"):
+                    # A digit is a word character: \b before it is a non-word character
+                    # (or the text's start) before it, as for a word's first letter.
+                    digit_first.append(rest)
+                elif first is None:
                     whole.append((r"\b" if bound else "") + rest)
                 elif bound and _WORD.match(first):
                     word_groups.setdefault(first, []).append(rest)
@@ -200,9 +207,11 @@ def any_of(*patterns: re.Pattern[str]) -> FirstPass:
                     whole.append(r"\b" + re.escape(first) + rest)
                 else:
                     char_groups.setdefault(first, []).append(rest)
-    grouped = _grouped(word_groups) if word_groups else ""
-    after_space = re.compile(r"\W" + grouped) if word_groups else None
-    after_space_ascii = re.compile(_ASCII_NON_WORD + grouped) if word_groups else None
+    after_alts = [_grouped(word_groups)] if word_groups else []
+    after_alts += [f"(?:{r})" for r in digit_first]
+    grouped = after_alts[0] if len(after_alts) == 1 else f"(?:{'|'.join(after_alts)})"
+    after_space = re.compile(r"\W" + grouped) if after_alts else None
+    after_space_ascii = re.compile(_ASCII_NON_WORD + grouped) if after_alts else None
     plain_parts = [_grouped(char_groups)] if char_groups else []
     plain_parts += [f"(?:{w})" for w in whole]
     plain = re.compile("|".join(plain_parts)) if plain_parts else None
