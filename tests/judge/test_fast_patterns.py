@@ -40,6 +40,8 @@ def test_ascii_forms_agree_on_ascii_text() -> None:
             continue
         assert graph_criteria._NUMBER_ASCII.findall(t) == graph_criteria._NUMBER.findall(t)
         assert semantic._has_digit(t) == bool(semantic._DIGIT.search(t))
+        for x in (t, t.lower(), "$ $5 $$5 $,5 5$ x$1,000.5% %$%"):
+            assert semantic._FIGURE_ASCII.findall(x) == semantic._FIGURE.findall(x)
         low = t.lower()
         assert flaws._repeated_word(low) == bool(flaws._REPEATED_WORD.search(" " + low))
 

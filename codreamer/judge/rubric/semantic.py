@@ -743,6 +743,10 @@ def product(ev: EmailVectors, gv: GraphVectors) -> tuple[float, str]:
 
 _LOWER_RUN = re.compile(r"[a-z][a-z-]+")
 _FIGURE = re.compile(r"\$?\d[\d,.]*%?")
+# The same on an ASCII text (`\d` is [0-9]), starting with a class: `re` skips to a
+# "$" or a digit by a bitmap instead of trying the optional "$" at every character.
+# A "$" starts a figure only with a digit after it, a digit always.
+_FIGURE_ASCII = re.compile(r"[$0-9](?:(?<=\$)(?=[0-9])|(?<=[0-9]))[0-9,.]*%?")
 _SALIENT = re.compile(r"\$?\d[\d,.]*%?|\b[A-Z][a-zA-Z0-9&'-]+|\b[a-z][a-z-]{4,}")
 
 
@@ -754,7 +758,8 @@ def specificity(body: str, notes: str) -> tuple[float, str]:
     if not want:
         return 1.0, "nothing specific known of the prospect"
     low = body.lower()
-    have = stems(_LOWER_RUN.findall(low)) | set(_FIGURE.findall(low) if _has_digit(low) else ())
+    figures = (_FIGURE_ASCII if low.isascii() else _FIGURE).findall(low) if _has_digit(low) else ()
+    have = stems(_LOWER_RUN.findall(low)) | set(figures)
     used = sorted(w for w in want if w in have)
     share = len(used) / len(want)
     score = min(1.0, share / 0.35)
