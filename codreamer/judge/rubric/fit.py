@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from collections import Counter
 from functools import lru_cache
-from itertools import repeat
 
 from codreamer.agent.reader import Reader
 from codreamer.judge.rubric.bands import (
@@ -62,10 +61,12 @@ def frame_shares(email: EmailText) -> dict[str, float]:
     """Share of the prose's framing words in each frame (empty when there are none)."""
     tokens = email.prose_tokens
     # The prose's words looked up at once (the memo read inline: a call per word
-    # costs more), the few unseen ones worked out after, and counted in one pass.
-    frames = list(map(_frame_of.get, tokens, repeat("")))
-    if "" in frames:
-        frames = [frame_of(t) if f == "" else f for t, f in zip(tokens, frames, strict=True)]
+    # costs more, and one without a default less), word by word when one is unseen,
+    # and counted in one pass.
+    try:
+        frames = list(map(_frame_of.__getitem__, tokens))
+    except KeyError:
+        frames = [frame_of(t) for t in tokens]
     found = Counter(frames)
     counts = {f: found[f] for f in FRAMES}
     n = sum(counts.values())

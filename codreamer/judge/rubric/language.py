@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from itertools import repeat
 from typing import cast
 
 from codreamer.judge.rubric.words import EN_FUNCTION_WORDS, GENERIC_WORDS, SYNONYM_SETS
@@ -61,9 +60,13 @@ def stem(word: str) -> str:
 
 def stems(words: list[str]) -> set[str]:
     """The stems of these words: `stem` of each, with its memo read inline (most
-    words are met again, and a call per word costs more than the lookup)."""
-    known = _STEMS.get
-    return {known(w) or stem(w) for w in words}
+    words are met again, and a call per word costs more than the lookup), all at
+    once while every word has been seen."""
+    try:
+        return set(map(_STEMS.__getitem__, words))
+    except KeyError:
+        known = _STEMS.get
+        return {known(w) or stem(w) for w in words}
 
 
 def _build_concepts() -> dict[str, str]:
@@ -138,7 +141,7 @@ def sentences(body: str) -> list[Sentence]:
     """The body's sentences in order (each line is split at end marks, never across
     lines; "Dr. Hoffmann" stays one sentence), with their concepts."""
     out: list[Sentence] = []
-    known = _CONCEPTS
+    lookup = _CONCEPTS.__getitem__
     para = 0
     line_no = 0
     blank = False
@@ -169,9 +172,12 @@ def sentences(body: str) -> list[Sentence]:
             merged = [line]
         for text in merged:
             toks = TOKEN.findall(text.lower())
-            seen = set(map(known.get, toks, repeat("", len(toks))))
-            # "" marks a word not seen before: work out its concepts once.
-            if "" in seen:
+            # The memo read without a default (a call with one argument costs less, and
+            # nearly every word has been seen); a word not seen before raises, and the
+            # sentence's concepts are worked out word by word, once.
+            try:
+                seen = set(map(lookup, toks))
+            except KeyError:
                 cs = concepts_of_tokens(toks)
             else:
                 seen.discard(None)  # function and generic words (concepts are non-empty)
