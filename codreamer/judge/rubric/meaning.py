@@ -22,6 +22,7 @@ and one mean; the result equals the model's own embedding for single-spaced text
 
 from __future__ import annotations
 
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -88,22 +89,21 @@ def _sums(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """Each text's sum of token vectors and its token count (no memo)."""
     words = [t.split() for t in texts]  # each text split once
     _fill_words(words)
-    cache = _CHUNK_IDS
+    ids_of = _CHUNK_IDS.__getitem__
     flat: list[int] = []
     starts: list[int] = []
     counts: list[int] = []
     for ws in words:
         start = len(flat)
         starts.append(start)
-        for w in ws:
-            flat += cache[w]
+        flat.extend(chain.from_iterable(map(ids_of, ws)))
         counts.append(len(flat) - start)
     lens = np.array(counts, dtype=np.int64)  # np.diff of the starts, without its cost
     if not flat:
         return np.zeros((len(texts), DIM), dtype=np.float32), lens
     # One gather and one segmented sum for all the texts: numpy's per-call cost, not
     # the arithmetic, is what a handful of short sentences spends.
-    rows = _matrix()[flat]
+    rows = _matrix().take(flat, 0)  # the rows of `[flat]`, from the list a third faster
     if min(counts) > 0:  # every text has tokens (a non-blank one always has)
         return np.add.reduceat(rows, starts, axis=0), lens
     sums = np.zeros((len(texts), DIM), dtype=np.float32)
