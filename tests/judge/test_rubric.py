@@ -511,6 +511,13 @@ def test_fast_criterion_equals_the_validated_model() -> None:
         )
         == j
     )
+    from codreamer.judge.rubric.judge import judgement
+
+    built = judgement(0.5, {"a": fast})
+    constructed = Judgement.model_construct(total=0.5, criteria={"a": fast})
+    assert built == constructed == j and built.model_dump_json() == j.model_dump_json()
+    assert built.model_fields_set == constructed.model_fields_set
+    assert built.__dict__ == constructed.__dict__ and list(built.__dict__) == ["total", "criteria"]
 
 
 def test_reasons_are_reproducible_across_processes(weave: GraphStore) -> None:

@@ -186,6 +186,17 @@ def criterion(score: float, weight: float, reason: str) -> CriterionScore:
     return c
 
 
+def judgement(total: float, criteria: dict[str, CriterionScore]) -> Judgement:
+    """`Judgement.model_construct(total=total, criteria=criteria)` built as `criterion`
+    builds a CriterionScore (the test beside criterion's checks it too)."""
+    j = _new(Judgement)
+    _set_dict(j, {"total": total, "criteria": criteria})
+    _set_fields(j, {"total", "criteria"})
+    _set_extra(j, None)
+    _set_private(j, None)
+    return j
+
+
 class RubricJudge:
     """Scores emails against a graph (optional) and a scenario. Safe to share between
     threads for reads; its caches grow only with the graph and the scenarios seen."""
@@ -415,7 +426,7 @@ class RubricJudge:
         criteria = {
             n: criterion(_round4(clamp(results[n][0])), weights[n], results[n][1]) for n in CRITERIA
         }
-        return Judgement.model_construct(total=total, criteria=criteria)
+        return judgement(total, criteria)
 
     def explain(
         self, email: FinalEmail, scenario: Scenario, sender: Sender | None = None
