@@ -77,7 +77,7 @@ def _company_pattern(company: str, word: str) -> re.Pattern[str] | None:
 @lru_cache(maxsize=1024)
 def _company_lower(company: str, word: str) -> tuple[re.Pattern[str], re.Pattern[str]] | None:
     """`_company_pattern` for a lower-case ASCII text and ASCII names, as two patterns:
-    one matched at the text's start (the `^`), one searched from there (the `[.!?]\s+`,
+    one matched at the text's start (the `^`), one searched from there (the `[.!?]` and spaces,
     to whose characters `re` skips instead of trying the `^` branch at every one)."""
     names = [re.escape(n.lower()) for n in dict.fromkeys((company, word)) if n]
     if not names:
