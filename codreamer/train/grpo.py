@@ -455,6 +455,7 @@ def grpo_update(
     objective = kl_mean = clip_frac = entropy_mean = 0.0
     # Parameters only a prospect's own weights use (the embedded policy's layout).
     own_only = getattr(getattr(policy, "layout", None), "own_only", None)
+    monotone = getattr(getattr(policy, "layout", None), "monotone", None)
     for _epoch in range(cfg.mu):
         grad = np.zeros_like(policy.theta)
         objective = kl_sum = ent_sum = 0.0
@@ -524,7 +525,11 @@ def grpo_update(
             policy.add_grad(d, dh, coef, grad)
         if own_only is not None:
             grad[own_only] = 0.0  # zero gradient: Adam leaves them where they are (0)
-        policy.theta = adam.step(policy.theta, grad, cfg)
+        theta = adam.step(policy.theta, grad, cfg)
+        if monotone is not None and monotone.size:
+            # Projected ascent: the weights the policy keeps monotone stay >= 0.
+            theta[monotone] = np.maximum(theta[monotone], 0.0)
+        policy.theta = theta
         kl_mean = kl_sum
         entropy_mean = ent_sum
         clip_frac = clipped / max(1, total)

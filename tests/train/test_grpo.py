@@ -296,3 +296,35 @@ def test_policy_acts_and_never_imports_the_trainers() -> None:
 def _walked(t) -> tuple[str, ...]:
     """The nodes the policy walked (the writer may carry a short walk on to the product)."""
     return tuple(t.final_email.citations[: t.metadata.hops + 1])
+
+
+def test_relevance_weights_stay_non_negative_whatever_the_rewards(setup) -> None:
+    """The shared weights of the monotone node features (tellable, notes and meaning
+    matches, here and ahead) are projected onto >= 0 after each update: rewards that
+    favour walks to less relevant nodes can zero them but not invert them, which is
+    what sent held-out readers away from their own facts. Unprojected, the same
+    update drives the meaning weight negative."""
+    import copy
+
+    from codreamer.agent.policies.embedded import NODE_FEATURES
+
+    store, _, env = setup
+    meaning = NODE_FEATURES.index("rel_meaning")
+
+    def trained(project: bool) -> np.ndarray:
+        policy = EmbeddedPolicy(store)
+        if not project:
+            policy.layout = copy.copy(policy.layout)
+            policy.layout.monotone = np.array([], dtype=int)
+        group = _group(policy, env, 24, seed=3)
+        for t in group:  # reward: the less the walk's nodes mean to the reader, the better
+            xs = [d.x[d.chosen, meaning] for d in t.decisions
+                  if d.head == "node" and d.chosen < d.x.shape[0]]  # fmt: skip
+            t.reward = -float(np.mean(xs)) if xs else 0.0
+        GRPOTrainer(policy, GRPOConfig(mu=4)).step(policy, [group])
+        return policy.theta[policy.layout.w]
+
+    assert trained(project=False)[meaning] < 0.0
+    kept = trained(project=True)
+    for name in ("tellable", "rel_notes", "rel_meaning", "ahead_notes", "ahead_meaning"):
+        assert kept[NODE_FEATURES.index(name)] >= 0.0

@@ -29,6 +29,7 @@ import numpy as np
 from codreamer.agent.policies.features import (
     EMAIL_CACHE_SIZE,
     FINISH_FEATURES,
+    MONOTONE_FEATURES,
     NODE_FEATURES,
     OWN_ONLY_FEATURES,
     STYLE_CONTEXT,
@@ -92,6 +93,10 @@ class ParamLayout:
         # Parameters the shared weights keep at zero (see OWN_ONLY_FEATURES).
         self.own_only = np.array(
             [self.w.start + NODE_FEATURES.index(n) for n in OWN_ONLY_FEATURES], dtype=int
+        )
+        # Parameters the shared weights keep >= 0 (see MONOTONE_FEATURES).
+        self.monotone = np.array(
+            [self.w.start + NODE_FEATURES.index(n) for n in MONOTONE_FEATURES], dtype=int
         )
 
 

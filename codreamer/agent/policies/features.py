@@ -74,6 +74,16 @@ NODE_FEATURES = (
     # product depends on who reads. Last: filled per decision.
     "feature_senior",
 )
+# Node features whose shared weight is kept >= 0 (projected after each update, as
+# the judge's fitted total keeps its weights): a node the writer can tell, matching
+# the reader's notes or meaning more (or leading to one that does), never lowers its
+# logit for a reader the policy has not trained on. Trained on four prospects, the
+# shared weights otherwise took either sign from seed to seed (ahead_notes from
+# -2.3 to +1.5 on synthetic-16) and sent held-out readers away from their own facts
+# on the seeds where they came out negative. Title, industry and stack matches stay
+# free: a title word can be the graph's own vocabulary. A prospect's own weights
+# are not constrained.
+MONOTONE_FEATURES = ("tellable", "rel_notes", "rel_meaning", "ahead_notes", "ahead_meaning")
 FINISH_FEATURES = ("bias", "at_feature", "hops_fraction", "can_reach_feature")
 STYLE_CONTEXT = (
     "bias",
