@@ -21,7 +21,7 @@ from codreamer.agent.style import DEFAULT_STYLE, EmailStyle
 from codreamer.agent.writer.plan import make_plan, names_company, stems, tellable
 from codreamer.agent.writer.realise import NEUTRAL_NAMES, Realiser, goal_object, graph_facts
 from codreamer.graph.schema import is_product_feature
-from codreamer.models import FinalEmail, Scenario, Sender
+from codreamer.models import CUSTOMER_JOB, FinalEmail, Scenario, Sender
 
 if TYPE_CHECKING:
     from codreamer.graph.store import GraphStore
@@ -85,6 +85,14 @@ def write_email(
     if reach_feature:
         path = _to_feature(store, path, notes)
     company = scenario.prospect.company or ""
+    if company and not any(
+        names_company(store.content(n), company)
+        for n in path
+        if n != CUSTOMER_JOB and not is_product_feature(n)
+    ):
+        # No fact of the walk names the reader's company: the plan is the same for
+        # every company, and cached once (a CRM list's leads each have their own).
+        company = ""
     key = (tuple(path), style.length, notes, company)
     plan = vocab.plans.get(key)
     if plan is None:  # the plan depends on the walk, the length, the notes and the company

@@ -170,17 +170,35 @@ def _tellable(store: GraphStore, node: str) -> bool:
 
 def names_company(text: str, company: str) -> bool:
     """Whether `text` names the reader's `company` (its full name, or its first word
-    when that is a name of five letters or more: "Pearls", "Northfield")."""
-    return bool(company) and _company_name(company).search(text) is not None
+    when that is a name of five letters or more: "Pearls", "Northfield"), as a whole
+    word, in any case. Found by position, not a pattern per company: a CRM list has
+    a company per lead."""
+    if not company:
+        return False
+    low = text.lower()
+    for name in _company_names(company):
+        i = low.find(name)
+        while i != -1:
+            end = i + len(name)
+            if (i == 0 or not _word_char(low[i - 1])) and (
+                end == len(low) or not _word_char(low[end])
+            ):
+                return True
+            i = low.find(name, i + 1)
+    return False
 
 
-@lru_cache(maxsize=1024)
-def _company_name(company: str) -> re.Pattern[str]:
+def _word_char(c: str) -> bool:
+    return c.isalnum() or c == "_"
+
+
+@lru_cache(maxsize=4096)
+def _company_names(company: str) -> tuple[str, ...]:
     words = company.split()
-    names = [re.escape(company)]
+    names = [company.lower()]
     if len(words) > 1 and len(words[0]) >= 5 and words[0][:1].isupper():
-        names.append(re.escape(words[0]))
-    return re.compile(r"\b(?:" + "|".join(names) + r")\b", re.IGNORECASE)
+        names.append(words[0].lower())
+    return tuple(names)
 
 
 def told_reason(rationale: str, max_words: int = 22) -> str:
