@@ -67,16 +67,36 @@ _DEFINITION = re.compile(
 # recap ("it's worth recapping the basics"): the same lecture in other words (round
 # 11's packet S: 10 of its 18 lectures; the definitions above caught 3). Not a
 # ranking ("the second leading cause of"), not the seller, the reader or a problem.
-_GLOSS = re.compile(
-    r"(?:^|: )(?!(?:you|your|we|our|it|this|that|these|those|there|here|the (?:problem|"
+_GLOSS_TERM = (
+    r"(?!(?:you|your|we|our|it|this|that|these|those|there|here|the (?:problem|"
     r"issue|reason|result|point|catch|risk|cost|good news|answer|fix|goal|idea))\b)"
     r"(?:an? |the )?[a-z][\w-]*(?: [a-z][\w-]*){0,3}(?:, or [^,]{3,40},)? (?:is|are) "
     r"(?:simply |just |basically )?(?:the|an?) (?!(?:second|third|leading|biggest|largest|"
     r"main|most|top|first|number|single|primary|same|share|only|best|fastest|cheapest)\b)"
     r"(?:[a-z-]+ ){0,3}?(?:that|which|who|where|when|of|for|from|to|used|paid|made|produced)\b"
-    r"|\brecap(?:ping)? the basics\b|\bit helps to (?:remember|recall) how\b",
-    re.IGNORECASE,
 )
+# Tried only where they can match (a sentence's start, after each ": "), not at every
+# character as a search would: most sentences gloss nothing.
+_GLOSS_START = re.compile(_GLOSS_TERM, re.IGNORECASE)
+_GLOSS_COLON = re.compile(": " + _GLOSS_TERM, re.IGNORECASE)
+_RECAP = re.compile(r"\brecap(?:ping)? the basics\b|\bit helps to (?:remember|recall) how\b", re.I)
+
+
+def _glossed(text: str) -> str | None:
+    """The first term glossed for the reader in a sentence, or a recap's framing."""
+    found = _GLOSS_START.match(text)
+    if found is None:
+        i = text.find(": ")
+        while i != -1 and (found := _GLOSS_COLON.match(text, i)) is None:
+            i = text.find(": ", i + 1)
+    low = text.lower()
+    if "ecap" in low or "elps to" in low:
+        recap = _RECAP.search(text)
+        if recap is not None and (found is None or recap.start() < found.start()):
+            found = recap
+    return found.group(0) if found is not None else None
+
+
 # A duty told to the reader as news ("State laws require you to investigate
 # promptly"): readers take it as a lecture on their own job.
 _DUTY = re.compile(
@@ -252,7 +272,7 @@ def naturalness(
     lectures = (
         [m.group(0) for s in prose if (m := _DEFINITION.search(s.text.lower()))] if noted else []
     )
-    lectures += [m.group(0) for s in prose if (m := _GLOSS.search(s.text))]
+    lectures += [g for s in prose if (g := _glossed(s.text)) is not None]
     if lectures:
         found.append((f"defines terms for the reader ({lectures[0][:30]!r})",
                       min(0.6, 0.3 * len(lectures))))  # fmt: skip
