@@ -24,17 +24,10 @@ from tests.support.paths import REPO
         "As you know, seafood margins are thin.",
         "Northfield Dairy is a dairy distributor with a fleet of reefers.",
         "Thanks for reading. Northfield makes overnight deliveries to grocers.",
-        "At Northfield Dairy your trucks move milk every night.",
     ],
 )
 def test_the_reader_told_their_own_role_or_business_is_found(prose: str) -> None:
-    found = told_own_business(prose, "northfield dairy", "northfield")
-    # "At Northfield Dairy your trucks move" says what the company does only
-    # through "your trucks": not a company-subject sentence, and not counted.
-    if prose.startswith("At Northfield Dairy your"):
-        assert found == []
-    else:
-        assert found, prose
+    assert told_own_business(prose, "northfield dairy", "northfield"), prose
 
 
 @pytest.mark.parametrize(
@@ -48,6 +41,9 @@ def test_the_reader_told_their_own_role_or_business_is_found(prose: str) -> None
         # The reader's company as the object, not the subject.
         "We help teams like Northfield Dairy catch excursions on the road.",
         "Your drivers lost two loads to compressor failures last quarter.",
+        # What the company does told only through "your trucks": not a sentence with
+        # the company as its subject, and not counted.
+        "At Northfield Dairy your trucks move milk every night.",
     ],
 )
 def test_the_pitch_a_guess_and_the_readers_situation_are_not(prose: str) -> None:
