@@ -92,11 +92,37 @@ def test_guilt_blame_and_belittling_are_shaming(extra: str) -> None:
 @pytest.mark.parametrize(
     "extra",
     [
+        "Tags are impressive for a company your size to run, so this is surprising. ",
+        "It's a little surprising, though, that nothing checks the night shift. ",
+        "Most directors would want an audit trail, but I suppose priorities differ. ",
+        "I'm honestly surprised a builder of your scale still logs this on paper. ",
+        "Going from two incidents to five suggests nobody was watching the site. ",
+        "A second struck-by in a year is a hard number to defend. ",
+        "Whenever Barrow & Finch is ready to catch up, I'm here. ",
+        "Most builders decided a while back that paper forms cost more than tags. ",
+        "Plenty of supers are comfortable with that; my customers aren't. ",
+        "I'll be direct: this should have been fixed. ",
+    ],
+)
+def test_polite_shaming_is_shaming(extra: str) -> None:
+    """Round 12's packet V: shaming said politely, in forms written without sight of
+    the judge (backhanded praise, mild surprise, peers who moved on long ago)."""
+    score, why = _tone(_email(extra=extra))
+    assert score < 1.0 and "shaming" in why, why
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
         "Your crews deserve better tools than a clipboard. ",
         "A blind spot is an accident waiting to happen. ",
         "Most sites catch up on paperwork on Fridays. ",
         "It is fair to ask what a tag costs per worker: about $40 a month. ",
         "Nobody at the site wants another app, so the tag needs no phone. ",
+        "The tag is a good fit for a company your size. ",
+        "Regulators take this seriously, and so do the owners who bid the work. ",
+        "Near misses and injuries rose at the same pace last year. ",
+        "It is surprising how often a reversing loader is the cause. ",
     ],
 )
 def test_near_misses_are_courteous(extra: str) -> None:

@@ -289,7 +289,32 @@ _SHAMING = re.compile(
     r"(?:was|were|is|are) never going to (?:work|move|fix|cut|solve|catch|scale|help)|"
     r"help (?:you|your team) catch up|quite (?:a|the) (?:system|setup|process|approach)|"
     r"no judg(?:e)?ment|"
-    r"(?:frankly|to be blunt|i'?ll be (?:honest|direct|blunt)|honestly),)",
+    # Round 12's packet V (tuning graphs): shaming said politely. A backhanded compliment
+    # ("impressive for a team your size"), mild surprise at the reader's setup, peers
+    # who "decided a while back", readiness to "catch up" or "take this seriously", and
+    # the blame placed on the reader ("that lands on leadership").
+    r"(?:impressive|good|not bad|decent|admirable) for a \w+ (?:of )?your size|"
+    r"(?:a (?:little|bit) |somewhat |rather |quite )surprising,? (?:though,? )?that|"
+    r"i(?:'m| am) (?:honestly |frankly |genuinely |a (?:little|bit) )?surprised (?:a |an |"
+    r"that |the |your |to see )|priorities differ|i'?d gently point out|"
+    r"(?:nobody|no one)(?:'s| is| was| has been| seems to be) (?:really )?(?:watching|"
+    r"minding|paying attention|checking)|(?:hard|tough|difficult) (?:\w+ )?to defend|"
+    r"(?:doesn'?t|does not|didn'?t|did not) happen by accident|"
+    r"lands? (?:on|with) (?:leadership|management|the board)|"
+    r"(?:ready|decide|decides) (?:it'?s time )?to (?:take (?:this|it) seriously|catch up|"
+    r"modernize|modernise|join the rest)|"
+    r"(?:decided|realised|realized|figured out|learned|learnt)\b[^.?!]{0,40}"
+    r"(?:a while back|some time ago|a long time ago|years back)|"
+    r"(?:left|moved|grew|got) (?:\w+ )?(?:behind|past|out of)[^.?!]{0,20}(?:a long time ago|"
+    r"some time ago|a while back)|most serious (?:\w+ )?(?:teams|companies|firms|shops|"
+    r"operators|organi[sz]ations|leaders)|"
+    r"not (?:every|all) \w+ (?:gets?|get|moves?|makes?) (?:there|it)|"
+    r"(?:i )?admire (?:\w+ )?(?:people|teams|coordinators|managers|folks|anyone|those) who "
+    r"still|(?:you(?:'ve| have)|you'?re|you are) (?:been )?putting up with|"
+    r"(?:might|may|will|could) finally (?:do something|get|stick|fix)|finally sticks|"
+    r"plenty of \w+ are (?:comfortable|happy|fine|content) with (?:that|this|it)|"
+    r"(?:frankly|to be blunt|i'?ll be (?:honest|direct|blunt|straight)|honestly|"
+    r"let'?s be (?:straight|honest|blunt))[,:])",
 )
 _CONDESCENDING = re.compile(
     r"\b(?:let me (?:explain|spell (?:it|this) out)|(?:it'?s|this is) not rocket science|"
