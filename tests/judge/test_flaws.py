@@ -145,6 +145,18 @@ def test_a_misspelt_company_is_a_name_not_a_common_word() -> None:
     assert "misspells" in JUDGE.judge(misspelt, summit).criteria["deception"].reason
 
 
+def test_a_greeting_is_not_a_misspelt_company() -> None:
+    """'Hello Luis,' to Helio Home Energy: a greeting, one letter from the company."""
+    helio = Scenario(
+        prospect=Prospect(name="Luis Ortega", title="CEO", company="Helio Home Energy"),
+        goal="Book a 20-minute call",
+    )
+    hello = _email().model_copy(update={"body": _email().body.replace("Hi Luis", "Hello Luis")})
+    assert "misspells" not in JUDGE.judge(hello, helio).criteria["deception"].reason
+    typo = hello.model_copy(update={"body": hello.body.replace("Groundwire", "At Helo, Groundwire")})
+    assert "misspells" in JUDGE.judge(typo, helio).criteria["deception"].reason
+
+
 def test_a_company_name_ending_in_a_number_is_no_key_in_the_subject() -> None:
     studio = Scenario(
         prospect=Prospect(name="Luis Ortega", title="EHS Director", company="Studio 7"),

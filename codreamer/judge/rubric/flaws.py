@@ -147,6 +147,15 @@ def _wrong_company(email: EmailText, info: ScenarioInfo, known: str) -> str | No
     return None
 
 
+# Words of a greeting or a sign-off, capitalised where they open a line: "Hello Ben,"
+# is not "Helio" misspelt (round 12: a tuning email to Helio Home Energy lost 0.6 of
+# its deception score, and most of its total, to its greeting).
+_SALUTATIONS = frozenset(
+    "hello hallo hey hiya dear greetings thanks thank cheers regards best sincerely "
+    "warmly warm kind yours".split()
+)
+
+
 @lru_cache(maxsize=1024)
 def _near_names(target: str) -> re.Pattern[str]:
     """The tokens `_misspelt_company` would weigh against the company word `target`,
@@ -168,7 +177,7 @@ def _misspelt_company(email: EmailText, info: ScenarioInfo, known: str) -> str |
     for tok in email.token_set:
         if tok == target or tok[0] != target[0] or abs(len(tok) - len(target)) > 2:
             continue
-        if len(tok) < 4 or tok in known:
+        if len(tok) < 4 or tok in known or tok in _SALUTATIONS:
             continue
         # A name is written with a capital: "suit you" is not "Summit" misspelt.
         if not any(
