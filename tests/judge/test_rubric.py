@@ -833,6 +833,39 @@ def test_a_figure_said_in_percent_is_the_figure_the_graph_gives_with_a_sign() ->
     assert c.score < 1.0 and "says 90%" in c.reason, c.reason
 
 
+def test_a_sentence_holding_both_poles_is_a_contrast_not_the_fact_turned_around() -> None:
+    """Round 12: a good email (graded 5) lost 0.6 of its contradiction score to "is
+    rarely one big mistake; it's usually clusters left running" against a fact that
+    says "often"."""
+    store = GraphStore.from_json(
+        [
+            {"id": "Customer Job", "content": "FinOps teams keep cloud spend on budget.",
+             "edges": [{"target": "Idle Clusters", "label": "suffers"}]},
+            {"id": "Idle Clusters", "content": "Cloud spend often leads to clusters left "
+             "running all weekend.",
+             "edges": [{"target": "Product Feature: Cost Controls", "label": "solved by"}]},
+            {"id": "Product Feature: Cost Controls", "content": "Brightwell pauses idle "
+             "clusters automatically."},
+        ]
+    )  # fmt: skip
+    body = (
+        "Hi Priyanka,\n\n{claim}\n\nBrightwell pauses idle clusters automatically.\n\n"
+        "Would you have 20 minutes next week?\n\nCheers,\nOwen"
+    )
+    cited = ["Customer Job", "Idle Clusters", "Product Feature: Cost Controls"]
+    sc = Scenario(prospect=Prospect(name="Priyanka Rao", title="FinOps Manager"), goal="A call")
+    judge = RubricJudge(store)
+    contrast = FinalEmail(subject="Weekend cloud spend", citations=cited, body=body.format(
+        claim="A cloud bill that doubles is rarely one big mistake; it's usually clusters "
+        "left running all weekend."))  # fmt: skip
+    c = judge.judge(contrast, sc).criteria["contradiction"]
+    assert c.score == 1.0, c.reason
+    flipped = contrast.model_copy(update={"body": body.format(
+        claim="Cloud spend rarely leads to clusters left running all weekend.")})  # fmt: skip
+    c = judge.judge(flipped, sc).criteria["contradiction"]
+    assert c.score < 1.0 and "opposite" in c.reason, c.reason
+
+
 _JUDGE_EVERY_EMAIL = """
 import json, sys
 from codreamer.judge.rubric import RubricJudge

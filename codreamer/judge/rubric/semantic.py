@@ -584,7 +584,17 @@ def contradiction(
             if overlap < SAME_WORDS and sims[i, j] < 0.6:
                 continue
             absent = fset - eset  # the fact's words the sentence does not use
-            flips = [w for w in eset - fset if (o := _OPPOSITE.get(w)) is not None and o & absent]
+            # A sentence holding both poles ("is rarely one big mistake; it's usually
+            # clusters left running") sets one thing against another: a contrast, not
+            # the fact turned around.
+            flips = [
+                w
+                for w in eset - fset
+                if (o := _OPPOSITE.get(w)) is not None
+                and o & absent
+                and not o & eset
+                and not (w in _LOW and eset & _HIGH or w in _HIGH and eset & _LOW)
+            ]
             if overlap < SAME_WORDS:
                 flips = []
             elif not flips and (
