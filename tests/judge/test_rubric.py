@@ -833,6 +833,28 @@ def test_a_figure_said_in_percent_is_the_figure_the_graph_gives_with_a_sign() ->
     assert c.score < 1.0 and "says 90%" in c.reason, c.reason
 
 
+@pytest.mark.parametrize(
+    ("line", "invented"),
+    [
+        ("When Brandywine Water ran Listenwell for a year, it cut losses by a third.", True),
+        ("It is the same picture Pinecrest Utilities had, and their breaks fell 40%.", True),
+        ("In March alone Millbrook logged 212 main breaks, up from 160.", False),
+        ("For Millbrook Water that could mean fixing the worst leaks first.", False),
+        ("Listenwell ranks leaks by priority, so crews fix the worst first.", False),
+    ],
+)
+def test_a_name_nothing_mentions_beside_a_result_is_invented_proof(
+    line: str, invented: bool
+) -> None:
+    """Round 12: a customer, award or quote the seller made up, named beside a figure
+    or a result, in forms without a 'customers like' lead-in."""
+    email = WATER_EMAIL.model_copy(
+        update={"body": WATER_EMAIL.body.replace("Would you have", line + "\n\nWould you have")}
+    )
+    c = RubricJudge(WATER).judge(email, WATER_SCENARIO).criteria["contradiction"]
+    assert ("nothing it draws on mentions" in c.reason) is invented, c.reason
+
+
 def test_a_sentence_holding_both_poles_is_a_contrast_not_the_fact_turned_around() -> None:
     """Round 12: a good email (graded 5) lost 0.6 of its contradiction score to "is
     rarely one big mistake; it's usually clusters left running" against a fact that

@@ -630,6 +630,9 @@ def contradiction(
                 and n.lower() not in known and n.split()[0].lower() not in _NOT_NAMES]  # fmt: skip
     if invented:
         found.append((f"invented customer or case study {invented[0]!r}", 0.6))
+    elif unknown := _unknown_named_proof(ev.sentences, gv.text, known):
+        found.append((f"names {unknown[0]!r}, which nothing it draws on mentions, "
+                      "beside a figure or a result", 0.6))  # fmt: skip
     results = [m.group(0) for m in _RESULT.finditer(body)] if claimed else []
     unsupported = [r for r in results if not (numbers(r, words=False) & gv.all_numbers)]
     if unsupported:
@@ -642,6 +645,57 @@ def contradiction(
     for _, cost in found:
         score *= 1.0 - cost
     return score, "; ".join(w for w, _ in found[:3])
+
+
+# A name inside a sentence (after a lower-case word or a comma, so not a sentence's or
+# a bullet's first word): "When Brandywine Mutual ran Sentrel over two years...",
+# "the same picture Pinecrest Mutual had last year". Acronyms of up to five capitals
+# ("SIU", "SIUs") are left out: they are a field's vocabulary more often than a name.
+_MID_NAME = re.compile(r"(?<=[a-z,;] )([A-Z][\w&'’-]+(?: (?:& )?[A-Z][\w'’-]+)*)")
+_SHORT_ACRONYM = re.compile(r"[A-Z]{2,5}s?")
+_POSSESSIVE = re.compile(r"['’]s$")
+_I_AM = ("I'", "I’")  # "I'd", "I'll": the writer, not a name
+# What makes a named party proof: a result ("cut", "fell", "from 16 days to 9") or an
+# endorsement ("told us", "ranked", "award"). A bare figure does not: a good email may
+# name a well-known party beside one ("Expedia takes 15-25% per booking").
+_PROOF_WORD = re.compile(
+    r"\b(?:doubled|tripled|halved|cut|cuts|cutting|reduced|fell|fallen|dropped|slashed|"
+    r"lowered|shrank|grew|rose|climbed|jumped|boosted|surfaced|told us|ranked|named|awards?|"
+    r"saw|went from|raised|improved|saved|credits?|retired|switched)\b|"
+    r"\bfrom \$?\d[^.!?]{0,30}\bto \$?\d"
+)
+_CALENDAR = frozenset(
+    "january february march april may june july august september october november "
+    "december monday tuesday wednesday thursday friday saturday sunday".split()
+)
+
+
+def _unknown_named_proof(sentences: list[str], graph_text: str, known: str) -> list[str]:
+    """Names nothing the email may draw on mentions (graph, scenario, sender), in a
+    sentence that states a figure or a result: a customer, a case study, an award or a
+    quote the seller made up (round 12: 18 of the tuning corpus' 34 invented-proof
+    emails, and none of its other 804 graded 3 or more)."""
+    out = []
+    for sent in sentences:
+        if " " not in sent:
+            continue
+        for m in _MID_NAME.finditer(sent):
+            words = [
+                w
+                for w in (_POSSESSIVE.sub("", w) for w in m.group(1).split())
+                if len(w) > 2 and not _SHORT_ACRONYM.fullmatch(w) and not w.startswith(_I_AM)
+            ]
+            if not words or words[0].lower() in graph_text or words[0].lower() in known:
+                continue
+            if all(
+                w.lower() in graph_text or w.lower() in known or w.lower() in _CALENDAR
+                for w in words
+            ):
+                continue
+            if _PROOF_WORD.search(sent.lower()) is not None:
+                out.append(" ".join(words))
+                break
+    return out
 
 
 def _unsupported_proof(sentences: list[str], gv: GraphVectors, known: str) -> str | None:
