@@ -48,6 +48,10 @@ def _tone(email: FinalEmail) -> tuple[float, str]:
         "Your PTO request has been approved",
         "New sign-in to your Procore admin",
         "Barrow & Finch named in state safety investigation?",
+        "Great catching up at the site walk Tuesday",
+        "Loved your talk on leading indicators",
+        "Following up on our chat at the ABC conference",
+        "Your complimentary blind-spot report is ready",
     ],
 )
 def test_official_or_transactional_bait_is_a_clickbait_subject(subject: str) -> None:
@@ -62,6 +66,8 @@ def test_official_or_transactional_bait_is_a_clickbait_subject(subject: str) -> 
         "",
         "An invitation to compare blind-spot data",
         "Approved crane plans still miss blind spots",
+        "A report on struck-by incidents for Barrow & Finch",
+        "Meeting the new owner prequalification rules",
     ],
 )
 def test_a_plain_subject_is_not_clickbait(subject: str) -> None:

@@ -90,7 +90,18 @@ _CLICKBAIT = re.compile(
     r"verify your|your (?:pto|leave|timesheet|expense|benefits|badge|mailbox)\b|"
     # News about the reader's organisation that the seller cannot have.
     r"(?:named|cited|listed|mentioned|flagged) in (?:a |an |the )?(?:[\w-]+ ){0,3}"
-    r"(?:investigation|probe|lawsuit|inquiry|enquiry|indictment))",
+    r"(?:investigation|probe|lawsuit|inquiry|enquiry|indictment)|"
+    # A meeting or a talk that never happened, and a report nobody asked for (round
+    # 12's packet V: "Great catching up at the site walk Tuesday", "Your complimentary
+    # review-spend report is ready").
+    r"(?:great|good|nice|lovely|fun) (?:catching up|chatting|speaking|talking|meeting|"
+    r"seeing you|connecting|to meet|to see you|to connect)|"
+    r"(?:loved|enjoyed|following up on|after|re) your (?:talk|session|panel|post|"
+    r"presentation|keynote|webinar|comment|question)|"
+    r"following up (?:on|from) (?:our|my|the|tuesday|monday|wednesday|thursday|friday|"
+    r"last week|yesterday)|as (?:promised|discussed)|per our|"
+    r"your (?:[\w-]+ ){0,2}(?:report|audit|assessment|results|analysis|quote|proposal|scorecard) "
+    r"(?:is|are) (?:ready|attached|inside|here|waiting))",
 )
 # Its first pass: the long alternation, tried at every character of the subject,
 # costs more than the grouped scan that rules most subjects out.
