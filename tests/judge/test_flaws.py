@@ -159,7 +159,9 @@ def test_a_greeting_is_not_a_misspelt_company() -> None:
     )
     hello = _email().model_copy(update={"body": _email().body.replace("Hi Luis", "Hello Luis")})
     assert "misspells" not in JUDGE.judge(hello, helio).criteria["deception"].reason
-    typo = hello.model_copy(update={"body": hello.body.replace("Groundwire", "At Helo, Groundwire")})
+    typo = hello.model_copy(
+        update={"body": hello.body.replace("Groundwire", "At Helo, Groundwire")}
+    )
     assert "misspells" in JUDGE.judge(typo, helio).criteria["deception"].reason
 
 
@@ -185,3 +187,18 @@ def test_a_time_of_day_ends_no_sentence_before_a_lower_case_word() -> None:
     assert grammar.score == 1.0, grammar.reason
     broken = _email(extra="Phones ring from 8 to 11. and many calls go to voicemail.\n\n")
     assert JUDGE.judge(broken, SCENARIO).criteria["grammar"].score < 1.0
+
+
+def test_a_list_item_needs_no_end_mark() -> None:
+    """Round 12: LLM-written emails list what the product does, one item a line."""
+    items = (
+        "What the tags do on a site like yours:\n"
+        "- Workers and operators are alerted at the same moment\n"
+        "• Alerts arrive within 10 seconds with the worker's location\n"
+        "2. Each near miss lands in a weekly report\n\n"
+    )
+    grammar = JUDGE.judge(_email(extra=items), SCENARIO).criteria["grammar"]
+    assert grammar.score == 1.0, grammar.reason
+    unended = _email(extra="Workers and operators are alerted at the same moment\n\n")
+    grammar = JUDGE.judge(unended, SCENARIO).criteria["grammar"]
+    assert "no end mark" in grammar.reason, grammar.reason

@@ -20,6 +20,7 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 
 from codreamer.judge.rubric.first_pass import any_of
+from codreamer.judge.rubric.language import LIST_ITEM
 from codreamer.judge.rubric.text_criteria import EmailText, ScenarioInfo
 
 _I = re.IGNORECASE
@@ -162,8 +163,24 @@ def _wrong_company(email: EmailText, info: ScenarioInfo, known: str) -> str | No
 # is not "Helio" misspelt (round 12: a tuning email to Helio Home Energy lost 0.6 of
 # its deception score, and most of its total, to its greeting).
 _SALUTATIONS = frozenset(
-    "hello hallo hey hiya dear greetings thanks thank cheers regards best sincerely "
-    "warmly warm kind yours".split()
+    [
+        "hello",
+        "hallo",
+        "hey",
+        "hiya",
+        "dear",
+        "greetings",
+        "thanks",
+        "thank",
+        "cheers",
+        "regards",
+        "best",
+        "sincerely",
+        "warmly",
+        "warm",
+        "kind",
+        "yours",
+    ]
 )
 
 
@@ -752,8 +769,13 @@ def grammar(email: EmailText, common: frozenset[str] = frozenset()) -> tuple[flo
                 if word in in_body:
                     continue
             probs.append(p)
-        # A prose line with no end mark, unless it is the last line before a sign-off.
-        unended = s.text.strip()[-1:] not in ".!?:)\"'”" and len(s.tokens) > 3
+        # A prose line with no end mark, unless it is the last line before a sign-off
+        # or an item of a list ("- Tags alert the worker and the operator"), which
+        # needs none (round 12: LLM-written emails lost their grammar score to theirs).
+        text = s.text.strip()
+        unended = (
+            text[-1:] not in ".!?:)\"'”" and len(s.tokens) > 3 and LIST_ITEM.match(text) is None
+        )
         if not probs and unended and s is not prose[-1]:
             probs = [f"no end mark {s.text[-20:]!r}"]
         if probs:

@@ -130,6 +130,10 @@ class Sentence:
 _ABBREVIATIONS = frozenset(
     ("dr.", "mr.", "ms.", "mrs.", "prof.", "st.", "vs.", "e.g.", "i.e.", "etc.", "inc.", "ltd.")
 )
+_ITEM_NUMBER = re.compile(r"\d{1,2}\.")
+# An item of a list, by its marker ("- ", "• ", "2. "): it needs no end mark, and a
+# label before its colon is a heading, not a template's lead-in.
+LIST_ITEM = re.compile(r"(?:[-•*–—▪]|\d{1,2}[.)])\s")
 _DOTTED = re.compile(r"(?:^|\s)(?:[A-Za-z]\.){2,}$")  # a.m., p.m., U.S.
 # The whitespace after an end mark: `(?<=[.!?])\s+`, written to start with the space
 # itself so that `re` skips to candidate characters instead of trying every position
@@ -160,6 +164,8 @@ def sentences(body: str) -> list[Sentence]:
                     merged
                     and (
                         merged[-1].rsplit(None, 1)[-1].lower() in _ABBREVIATIONS
+                        # "2. Each near miss ...": a numbered item's number
+                        or _ITEM_NUMBER.fullmatch(merged[-1]) is not None
                         # "from 8 to 11 a.m. and many calls ...": a dotted abbreviation
                         # followed by a lower-case word ends no sentence
                         or (part[:1].islower() and _DOTTED.search(merged[-1]) is not None)

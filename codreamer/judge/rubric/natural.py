@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from codreamer.judge.rubric.first_pass import any_of
-from codreamer.judge.rubric.language import TOKEN
+from codreamer.judge.rubric.language import LIST_ITEM, TOKEN
 from codreamer.judge.rubric.text_criteria import EmailText
 from codreamer.judge.rubric.words import EN_FUNCTION_WORDS
 
@@ -214,7 +214,9 @@ def naturalness(
     # fact-sheet fragments with template connectors").
     lead_ins = []
     for s in prose:
-        m = _LEAD_IN.match(s.text.strip()) if ":" in s.text else None  # it needs a colon
+        text = s.text.strip()
+        # it needs a colon; a list item's label is a heading ("- Fraud scoring: ...")
+        m = _LEAD_IN.match(text) if ":" in text and LIST_ITEM.match(text) is None else None
         if m is None:
             continue
         words = [t for t in TOKEN.findall(m.group(1).lower()) if t not in EN_FUNCTION_WORDS]
