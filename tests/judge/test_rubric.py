@@ -241,6 +241,19 @@ def test_placeholders_cost_but_keep_the_ranking(judge: RubricJudge, sign_off: st
     assert worse.total < j.total
 
 
+def test_a_contact_slot_left_in_the_signature_costs_little(judge: RubricJudge) -> None:
+    """Round 12's packet W: readers graded LLM emails that left "[Phone] | [Email]" under
+    the name 3 to 4, and one that left "[Utility Name]" in the body 1.3."""
+    good = judge.judge(GOOD, SCENARIO).total
+    slot = judge.judge(_with(GOOD, "Sam Carter", "Sam Carter\n[Phone] | [Email]"), SCENARIO)
+    assert "placeholder in the signature" in slot.criteria["sendability"].reason
+    assert 0.6 * good < slot.total < good
+    in_body = _with(GOOD, "Would you be open", "Call me on [Phone]. Would you be open")
+    body = judge.judge(in_body, SCENARIO)
+    assert "placeholder '[Phone]'" in body.criteria["sendability"].reason
+    assert body.total < 0.6 * good
+
+
 def test_a_bracketed_subject_tag_is_not_a_placeholder(judge: RubricJudge) -> None:
     tagged = GOOD.model_copy(update={"subject": "[Discovery Call] Consistent human review"})
     assert judge.judge(tagged, SCENARIO).criteria["sendability"].score == 1.0
@@ -922,3 +935,4 @@ def test_scores_do_not_depend_on_the_process_string_hashing(repo_root: Path) -> 
     assert len(json.loads(first)) == 32
     for seed in ("1", "2", "3"):
         assert judged(seed) == first, seed
+

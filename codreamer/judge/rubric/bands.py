@@ -107,6 +107,10 @@ ENGLISH_SPAN = 0.13
 # ============================ Sendability costs =============================
 # Each found item multiplies the total by (1 - cost); costs of one kind are capped.
 COST_PLACEHOLDER = 0.5
+# ...left only in the signature block ("[Phone] | [Email]"): a contact detail to fill
+# in, which readers mark down a little, not an email that cannot go out (round 12's
+# packet W: a placeholder in the body graded 1.3, one in the signature 3 to 4).
+COST_SIGNATURE_PLACEHOLDER = 0.15
 COST_GRAPH_META = 0.35  # node ids or talk about the graph in the prose
 COST_REPEAT_NAME = 0.12  # per use of the name/company past NAME_USES_FREE
 NAME_USES_FREE = 2  # greeting + one more; the company may appear twice too

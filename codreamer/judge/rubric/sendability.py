@@ -34,6 +34,7 @@ from codreamer.judge.rubric.bands import (
     COST_REPEAT_NAME,
     COST_REPEAT_PHRASE,
     COST_SHOUTING,
+    COST_SIGNATURE_PLACEHOLDER,
     COST_THEIR_BUSINESS,
     COST_THREAT,
     COST_TOO_LONG,
@@ -108,21 +109,53 @@ _FIRST_PERSON_SELLER = frozenset(("we", "our", "us"))
 
 def _placeholder(email: EmailText, lex: dict[str, list[str]]) -> str | None:
     for text in (email.subject, email.body):
-        if "[" in text:
-            for m in _BRACKET.finditer(text):
-                inner = set(TOKEN.findall(m.group(1).lower()))
-                if inner & _PLACEHOLDER_WORDS or inner <= {"x", "xx", "xxx", "..."}:
-                    return m.group(0)
-        if "{" in text or "<" in text or "TODO" in text or "TBD" in text or "FIXME" in text:
-            m2 = _TEMPLATE.search(text)
-            if m2:
-                return m2.group(0)
+        found = _placeholder_in(text)
+        if found is not None:
+            return found
     for line in email.lines:
         if len(line) <= 24 and line.lower().strip(" ,.") in _PLACEHOLDER_LINES:
             return line
     if "fake name" in lex:
         return lex["fake name"][0]
     return "lorem ipsum" if " lorem ipsum " in email.joined else None
+
+
+# What a signature's slot may leave to fill in at little cost: a way to reach the
+# sender. A missing name, company or anything in the body still costs in full.
+_CONTACT_SLOT = frozenset(
+    ["phone", "number", "email", "mobile", "cell", "tel", "website", "url", "linkedin",
+     "calendar", "link", "address", "extension", "ext", "contact", "info", "details"]
+)  # fmt: skip
+
+
+def _in_signature(email: EmailText, placeholder: str) -> bool:
+    """Whether `placeholder` is a contact detail left only in the sign-off block."""
+    if email.signoff_at is None or placeholder in email.subject:
+        return False
+    if not set(TOKEN.findall(placeholder.lower())) <= _CONTACT_SLOT:
+        return False
+    block = "\n".join(email.lines[email.signoff_at :])
+    if any(
+        not set(TOKEN.findall(m.group(0).lower())) <= _CONTACT_SLOT
+        for m in _BRACKET.finditer(block)
+    ):
+        return False  # "[Phone] | [Your Name]": the name is missing too
+    before = "\n".join(email.lines[: email.signoff_at])
+    return placeholder not in before and _placeholder_in(before) is None
+
+
+def _placeholder_in(text: str) -> str | None:
+    """A bracketed or templated slot left unfilled in `text`."""
+    if "[" in text:
+        for m in _BRACKET.finditer(text):
+            inner = set(TOKEN.findall(m.group(1).lower()))
+            if inner & _PLACEHOLDER_WORDS or inner <= {"x", "xx", "xxx", "..."}:
+                return m.group(0)
+    if "{" in text or "<" in text or "TODO" in text or "TBD" in text or "FIXME" in text:
+        m = _TEMPLATE.search(text)
+        if m:
+            return m.group(0)
+    return None
 
 
 def _repetition(email: EmailText, info: ScenarioInfo) -> list[tuple[str, float]]:
@@ -261,7 +294,10 @@ def sendability(
         return 1.0, "empty", found
     lex = _LEXICON.find(email.token_set, email.joined)
     if (p := _placeholder(email, lex)) is not None:
-        found.append((f"placeholder {p[:30]!r}", COST_PLACEHOLDER))
+        if _in_signature(email, p):
+            found.append((f"placeholder in the signature {p[:30]!r}", COST_SIGNATURE_PLACEHOLDER))
+        else:
+            found.append((f"placeholder {p[:30]!r}", COST_PLACEHOLDER))
     meta = lex["meta"][0] if "meta" in lex else None
     body = email.body
     if meta is None and (
