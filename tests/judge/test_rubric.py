@@ -936,3 +936,24 @@ def test_scores_do_not_depend_on_the_process_string_hashing(repo_root: Path) -> 
     for seed in ("1", "2", "3"):
         assert judged(seed) == first, seed
 
+
+@pytest.mark.parametrize("reader", ["northfield-dairy-ops", "polar-pharma-compliance"])
+def test_an_email_pitching_both_features_pitches_the_one_that_fits(reader: str) -> None:
+    """Round 12's packet W: an LLM-written email walks through several features; the
+    right one among them is no wrong pitch, in either order. Alone, the other is."""
+    store = load_graph(REPO / "data" / "graph.json")
+    scenario = {s.id: s for s in load_scenarios(REPO / "data" / "scenarios.json")}[reader]
+    audit = store.content("Product Feature: Audit Reports")
+    probes = store.content("Product Feature")
+    judge = RubricJudge(store)
+
+    def fit(body: str) -> float:
+        email = FinalEmail(
+            subject="Reefer loads",
+            body=f"Hi Priya,\n\n{body}\n\nWould 20 minutes next week work?\n\nBest,\nJenna",
+            citations=["Customer Job", "Product Feature", "Product Feature: Audit Reports"],
+        )
+        return judge.judge(email, scenario).criteria["solution_fit"].score
+
+    assert fit(f"{audit} {probes}") == fit(f"{probes} {audit}") == 1.0
+    assert min(fit(audit), fit(probes)) < 0.6  # one of the two alone is the wrong pitch
