@@ -107,7 +107,7 @@ def auc(good: list[float], bad: list[float]) -> float:
     return _auc(good, bad)
 
 
-NOT_BAD_KINDS = ("good", "wrong-problem", "llm")  # llm: written by an assistant, neither
+NOT_BAD_KINDS = ("good", "wrong-problem", "llm")  # llm: an assistant's, on request: meant neither good nor bad
 
 
 def graded(graph_ids: list[str], show: bool = False) -> dict:
