@@ -107,7 +107,8 @@ def auc(good: list[float], bad: list[float]) -> float:
     return _auc(good, bad)
 
 
-NOT_BAD_KINDS = ("good", "wrong-problem", "llm")  # llm: an assistant's, on request: meant neither good nor bad
+# "llm": what an assistant wrote on request (packet W), meant neither good nor bad.
+NOT_BAD_KINDS = ("good", "wrong-problem", "llm")
 
 
 def graded(graph_ids: list[str], show: bool = False) -> dict:
