@@ -152,9 +152,9 @@ def _placeholder_in(text: str) -> str | None:
             if inner & _PLACEHOLDER_WORDS or inner <= {"x", "xx", "xxx", "..."}:
                 return m.group(0)
     if "{" in text or "<" in text or "TODO" in text or "TBD" in text or "FIXME" in text:
-        m = _TEMPLATE.search(text)
-        if m:
-            return m.group(0)
+        slot = _TEMPLATE.search(text)
+        if slot:
+            return slot.group(0)
     return None
 
 
