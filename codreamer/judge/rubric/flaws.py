@@ -22,6 +22,7 @@ from functools import lru_cache
 from codreamer.judge.rubric.first_pass import any_of
 from codreamer.judge.rubric.language import LIST_ITEM
 from codreamer.judge.rubric.text_criteria import EmailText, ScenarioInfo
+from codreamer.judge.rubric.words import CALENDAR_WORDS
 
 _I = re.IGNORECASE
 
@@ -595,27 +596,8 @@ def _sentence_problems_of(
 
 
 # Capitalised words that are ordinary mid-sentence: names of days, months, languages.
-_PROPER_COMMON = frozenset(
+_PROPER_COMMON = CALENDAR_WORDS | frozenset(
     [
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
         "english",
         "european",
         "american",

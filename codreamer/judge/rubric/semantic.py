@@ -25,6 +25,7 @@ from codreamer.graph.schema import CUSTOMER_JOB, is_product_feature
 from codreamer.judge.rubric.first_pass import any_of
 from codreamer.judge.rubric.language import stem, stems
 from codreamer.judge.rubric.meaning import embed, embed_parts, top_mean, unit
+from codreamer.judge.rubric.words import CALENDAR_WORDS
 from codreamer.models import Scenario
 
 _SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
@@ -664,29 +665,6 @@ _PROOF_WORD = re.compile(
     r"saw|went from|raised|improved|saved|credits?|retired|switched)\b|"
     r"\bfrom \$?\d[^.!?]{0,30}\bto \$?\d"
 )
-_CALENDAR = frozenset(
-    [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-    ]
-)
 
 
 def _unknown_named_proof(sentences: list[str], graph_text: str, known: str) -> list[str]:
@@ -707,7 +685,7 @@ def _unknown_named_proof(sentences: list[str], graph_text: str, known: str) -> l
             if not words or words[0].lower() in graph_text or words[0].lower() in known:
                 continue
             if all(
-                w.lower() in graph_text or w.lower() in known or w.lower() in _CALENDAR
+                w.lower() in graph_text or w.lower() in known or w.lower() in CALENDAR_WORDS
                 for w in words
             ):
                 continue

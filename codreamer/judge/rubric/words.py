@@ -219,6 +219,12 @@ GENERIC_WORDS = _words(
     "another other different same sure yes okay still well able"
 )
 
+# Names of months and days: capitalised mid-sentence, yet no party's name.
+CALENDAR_WORDS = _words(
+    "january february march april may june july august september october november december "
+    "monday tuesday wednesday thursday friday saturday sunday"
+)
+
 # A title's words imply what its holder cares about (concepts, after the synonym
 # sets). A title word not listed still counts for itself.
 ROLE_CONCEPTS: dict[str, str] = {
