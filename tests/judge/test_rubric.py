@@ -859,8 +859,8 @@ def test_a_figure_said_in_percent_is_the_figure_the_graph_gives_with_a_sign() ->
 def test_a_name_nothing_mentions_beside_a_result_is_invented_proof(
     line: str, invented: bool
 ) -> None:
-    """Round 12: a customer, award or quote the seller made up, named beside a figure
-    or a result, in forms without a 'customers like' lead-in."""
+    """Round 12: a customer, award or quote the seller made up, named beside a result,
+    in forms without a 'customers like' lead-in; a known name beside a figure is not."""
     email = WATER_EMAIL.model_copy(
         update={"body": WATER_EMAIL.body.replace("Would you have", line + "\n\nWould you have")}
     )

@@ -633,7 +633,7 @@ def contradiction(
         found.append((f"invented customer or case study {invented[0]!r}", 0.6))
     elif unknown := _unknown_named_proof(ev.sentences, gv.text, known):
         found.append((f"names {unknown[0]!r}, which nothing it draws on mentions, "
-                      "beside a figure or a result", 0.6))  # fmt: skip
+                      "beside a result", 0.6))  # fmt: skip
     results = [m.group(0) for m in _RESULT.finditer(body)] if claimed else []
     unsupported = [r for r in results if not (numbers(r, words=False) & gv.all_numbers)]
     if unsupported:
@@ -669,13 +669,11 @@ _PROOF_WORD = re.compile(
 
 def _unknown_named_proof(sentences: list[str], graph_text: str, known: str) -> list[str]:
     """Names nothing the email may draw on mentions (graph, scenario, sender), in a
-    sentence that states a figure or a result: a customer, a case study, an award or a
-    quote the seller made up (round 12: 18 of the tuning corpus' 34 invented-proof
-    emails, and none of its other 804 graded 3 or more)."""
+    sentence that states a result or an endorsement: a customer, a case study, an award
+    or a quote the seller made up (round 12: 12 of the tuning corpus' 34 invented-proof
+    emails, and no email graded 3 or more)."""
     out = []
     for sent in sentences:
-        if " " not in sent:
-            continue
         for m in _MID_NAME.finditer(sent):
             words = [
                 w
