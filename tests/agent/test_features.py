@@ -113,13 +113,20 @@ def test_a_node_the_writer_cannot_tell_matches_nothing() -> None:
     store = _two_node_graph(
         {
             "noun": "Methods used to enlarge an image dataset by creating modified copies",
-            "told": "Rotation and cropping are used to enlarge an image dataset with copies",
+            "told": "Rotation and cropping by hand are slow ways to enlarge an image dataset "
+            "with copies",
         }
     )
     sf = EmbeddedPolicy(store).scenario_features(_sc("We enlarge each image dataset with copies"))
     tell = NODE_FEATURES.index("tellable")
     assert sf.static("noun")[tell] == 0.0 and not sf.rel("noun").any()
     assert sf.static("told")[tell] == 1.0 and sf.rel("told")[0] > 0.0
+    # A textbook statement lectures the reader on their own field: never told either.
+    store = _two_node_graph(
+        {"lecture": "Rotation and cropping are used to enlarge an image dataset with copies"}
+    )
+    sf = EmbeddedPolicy(store).scenario_features(_sc("We enlarge each image dataset with copies"))
+    assert sf.static("lecture")[tell] == 0.0 and not sf.rel("lecture").any()
 
 
 def test_a_node_told_through_the_reason_on_its_edge_still_matches() -> None:

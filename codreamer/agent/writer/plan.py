@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from codreamer.agent.style import EmailStyle
 from codreamer.agent.writer.grammar import base_form
-from codreamer.agent.writer.text import Fact, customer_fact, is_definition, reason_clause
+from codreamer.agent.writer.text import Fact, customer_fact, is_lecture, reason_clause
 from codreamer.agent.writer.voice import (
     GENERIC_CLASS,
     agree,
@@ -140,10 +140,11 @@ def _reader_fact(store: GraphStore, node: str, limit: int) -> Fact:
 def tellable(store: GraphStore, node: str) -> bool:
     """Whether a walk through `node` can put it in the email: a Product Feature, a
     fact the writer tells (a clause for the customer; not the Customer Job, a bare
-    noun phrase, the reader's own work or a note for the graph's author), or, failing
-    that, a reason for the customer on an edge into it (what `_insight` tells when a
-    walk holds no fact; the graph's boilerplate reasons are not told apart here). A
-    walk's choice of node is worth its relevance only when the node can be told."""
+    noun phrase, the reader's own work, a note for the graph's author or a lecture),
+    or, failing that, a reason for the customer on an edge into it (what `_insight`
+    tells when a walk holds no fact; the graph's boilerplate reasons are not told
+    apart here). A walk's choice of node is worth its relevance only when the node
+    can be told."""
     return _tellable_nodes(store)[node]
 
 
@@ -158,12 +159,12 @@ def _tellable(store: GraphStore, node: str) -> bool:
     if node == CUSTOMER_JOB:
         return False
     fact = _reader_fact(store, node, FACT_WORDS[-1])
-    if fact.ok and fact.kind != "noun":
+    if fact.ok and fact.kind != "noun" and not is_lecture(fact.text):
         return True
     return any(
         (edge := store.edge(prev, node)) is not None
         and (r := told_reason(edge.rationale))
-        and not is_definition(r)
+        and not is_lecture(r)
         for prev in store.graph.predecessors(node)
     )
 
@@ -220,7 +221,7 @@ def _insight(
     found: list[tuple[float, int, Step]] = []
     for i in range(1, len(facts)):
         r = reason(facts[i - 1], facts[i])
-        if r and not is_definition(r):
+        if r and not is_lecture(r):
             r = r[:1].upper() + r[1:]
             step = Step(facts[i], "cause", Fact(r, "clause"))
             found.append((2.0 * len(stems(r) & want) - 0.1 * i, i, step))
@@ -285,6 +286,11 @@ def make_plan(
         fact = _reader_fact(store, node, limit)
         if not fact.ok or fact.kind == "noun":
             continue  # a bare noun phrase needs a stock frame around it to read
+        if is_lecture(fact.text):
+            # A definition or a textbook statement lectures the reader on their own
+            # field (blind readers: 1 of 5, "explains X to an X company"), however
+            # few other facts the walk holds: never told.
+            continue
         if names_company(fact.text, company):
             # A fact about the reader's own company tells them their own business
             # (blind readers: 2.6 against 4.5 for the same email without it, packet S)
@@ -297,12 +303,8 @@ def make_plan(
         edge = store.edge(prev, node) if prev else None
         role = _role(edge.relationship if edge else "", fact.text) if i > 0 else "problem"
         score = 2.0 * len(st & want) + (1.0 if _COST.search(fact.text) else 0.0) - 0.1 * i
-        if is_definition(fact.text):
-            score -= 3.0  # a definition lectures the reader on their own field
         cands.append((score, i, Step(node, role, fact)))
     keep = sorted(cands, key=lambda c: -c[0])[: MAX_FACTS[style.length]]
-    if len(cands) > 1:
-        keep = [c for c in keep if not is_definition(c[2].fact.text)] or keep[:1]
     plan.steps = [c[2] for c in sorted(keep, key=lambda c: c[1])]
     if plan.steps:
         best = max(keep, key=lambda c: c[0])[2]

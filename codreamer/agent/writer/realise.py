@@ -21,7 +21,7 @@ from codreamer.agent.writer.check import problems, repair
 from codreamer.agent.writer.grammar import wordset
 from codreamer.agent.writer.notes import notes_told
 from codreamer.agent.writer.plan import Plan, Step, overlap, stems
-from codreamer.agent.writer.subject import subject_topic
+from codreamer.agent.writer.subject import id_topic, shares_content_word, subject_topic
 from codreamer.agent.writer.text import for_customer, named_product, sentences
 from codreamer.agent.writer.voice import agree, plain
 from codreamer.graph.memo import per_graph
@@ -466,7 +466,11 @@ class Realiser:
             plan.topic_node,
             [s.node for s in plan.steps] or ([plan.change.node] if plan.change else []),
             p.notes or "",
-            self.path,
+            # A walk none of whose facts is told (each a lecture, say) may name its
+            # topic only when the body speaks of it: a subject about a fact the body
+            # never mentions misleads (blind readers, panel Y: "subject about
+            # precision/recall, body is just one product line").
+            self.path if plan.steps else _spoken_of(self.path, plan),
         )
         company = "" if self.neutral else self.company
         cap = topic[:1].upper() + topic[1:]
@@ -475,6 +479,12 @@ class Realiser:
         if len(s.split()) > 9:  # a long company name: keep the topic
             s = str(_S.subject(q, 0, topic, cap, ""))
         return s
+
+
+def _spoken_of(path: tuple[str, ...] | list[str], plan: Plan) -> tuple[str, ...]:
+    """The walk's nodes whose topic shares a content word with what the email tells."""
+    told = plan.change.fact.text if plan.change else ""
+    return tuple(n for n in path if shares_content_word(id_topic(n), told))
 
 
 def _not_said_before(facts: list[str], earlier: list[str]) -> list[str]:

@@ -85,6 +85,12 @@ def notes_phrase(notes: str, facts: str) -> str:
     return best[1]
 
 
+def shares_content_word(a: str, b: str) -> bool:
+    """Whether two texts share a content word, by its stem ("review", "reviewers")."""
+    sa = {_stem(w) for w in _WORD.findall(a) if _content(w)}
+    return bool(sa) and any(_content(w) and _stem(w) in sa for w in _WORD.findall(b))
+
+
 def _case(words: list[str]) -> str:
     out = []
     for w in words:
