@@ -9,7 +9,8 @@ Customer Job) to a Product Feature. The plan gives each fact a role,
     cause      what lies behind the previous fact (the edge says "caused by", ...)
     effect     what the previous fact leads to
     change     what changes with the product (its fact, and the edge's reason)
-    proof      the reason the product helps, when the graph states one
+    proof      what the product's customers got, in figures, when its node says so;
+               else the reason the product helps, when the graph states one
 
 keeps the chain's order (the argument reads from the reader's world to the
 product), and merges or subordinates: a noun-phrase fact is attached to the step
@@ -27,7 +28,13 @@ from typing import TYPE_CHECKING
 
 from codreamer.agent.style import EmailStyle
 from codreamer.agent.writer.grammar import base_form
-from codreamer.agent.writer.text import Fact, customer_fact, is_lecture, reason_clause
+from codreamer.agent.writer.text import (
+    Fact,
+    customer_fact,
+    is_lecture,
+    product_outcome,
+    reason_clause,
+)
 from codreamer.agent.writer.voice import (
     GENERIC_CLASS,
     agree,
@@ -314,7 +321,13 @@ def make_plan(
     if reaches:
         pf = path[-1]
         fact = _reader_fact(store, pf, max(limit, 30))
-        proof = reason(path[-2], pf, 26) if len(path) > 1 and style.length >= 1 else ""
+        # The proof: what the product's customers got, in figures, when its node says
+        # so (in any length: it is the email's strongest sentence), else why the edge
+        # says the product follows.
+        outcome = product_outcome(store.content(pf))
+        proof = agree(plain(outcome)) if outcome else ""
+        if not proof and len(path) > 1 and style.length >= 1:
+            proof = reason(path[-2], pf, 26)
         if proof and overlap(stems(proof), stems(fact.text)) >= 0.4:
             proof = ""  # the product's fact said again in other words
         plan.change = Step(pf, "change", fact, proof)
