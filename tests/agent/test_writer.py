@@ -830,3 +830,24 @@ def test_the_products_result_in_figures_is_its_proof() -> None:
     store = GraphStore.from_json(nodes)
     for style in ALL_STYLES[::5]:
         assert "weekly summary" not in write_email(store, path, sc, style, SENDER).body
+
+
+def test_a_node_that_opens_on_a_definition_tells_its_other_sentence() -> None:
+    """A definition is never told, but the node's next sentence may be a fact for the
+    customer ("Every door opening can push a load out of range"): that one is told."""
+    content = (
+        "Mean time between failures is the average time that passes between two "
+        "breakdowns of a part. Every unplanned bearing repair grounds an aircraft for "
+        "two days on average."
+    )
+    for limit in (14, 20, 26):
+        assert customer_fact(content, limit).text.startswith("Every unplanned bearing repair")
+
+
+def test_it_after_a_definition_is_the_term_it_defined() -> None:
+    content = (
+        "Claim leakage is money paid out that should not have been. Industry studies "
+        "commonly estimate it at 5 to 10% of claims paid."
+    )
+    told = customer_fact(content, 20).text
+    assert told == "Industry studies commonly estimate claim leakage at 5 to 10% of claims paid"

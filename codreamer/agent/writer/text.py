@@ -417,6 +417,7 @@ def customer_fact(content: str, limit: int = 24, first: bool = False) -> Fact:
     the first sentence wins unless it is unusable (a product's first sentence names
     it; a later one leans on it: "The cab unit alerts at the same time")."""
     best: tuple[float, str] | None = None
+    defined = ""  # the term a definition before this sentence defined
     for i, raw in enumerate(sentences(content)):
         kept = for_customer(raw)
         if kept is None:
@@ -425,12 +426,20 @@ def customer_fact(content: str, limit: int = 24, first: bool = False) -> Fact:
         n = len(s.split())
         if n < 4:
             continue
+        if defined and len(_IT.findall(s)) == 1:
+            # "Claim leakage is money paid out that ... . Industry studies estimate it at
+            # 5 to 10%": "it" is the term defined, so the sentence stands alone.
+            s = _named(s, defined)
+        if not first and (m := _DEFINED.match(s)) is not None and is_definition(s):
+            defined = _term(m.group(1))
         # The first sentence usually states the fact; a later one qualifies it. A
         # full clause of a readable length beats a long one or a fragment.
         score = -(3.0 if first else 0.6) * i - max(0, n - limit) * 0.08
         score += 0.5 if has_finite_verb(s) else 0.0
         if _ANAPHOR.match(s):
             score -= 1.0  # "It ranges from ..." needs the sentence before it
+        if not first and is_lecture(s):
+            score -= 5.0  # a definition is never told: another sentence of the node may be
         if first and _GENERAL_OPENING.match(s):
             score -= 4.0  # "Efficiently evaluating X needs tooling": a platitude, no product
         elif first and _DOES.search(s):
@@ -443,6 +452,26 @@ def customer_fact(content: str, limit: int = 24, first: bool = False) -> Fact:
     if is_predicate(t):
         return Fact(t, "predicate")
     return Fact(t, "clause" if has_finite_verb(t) else "noun")
+
+
+_IT = re.compile(r"\b[Ii]t\b(?!')")
+_DEFINED = re.compile(r"^(?:an?\s+|the\s+)?(.+?)\s+(?:is|are|refers? to|means)\s", re.IGNORECASE)
+
+
+def _named(sentence: str, term: str) -> str:
+    """The sentence's one "it" replaced by the term it stands for."""
+    m = _IT.search(sentence)
+    assert m is not None
+    told = term if m.group(0) == "it" else term[:1].upper() + term[1:]
+    return sentence[: m.start()] + told + sentence[m.end() :]
+
+
+def _term(words: str) -> str:
+    """A defined term as it reads mid-sentence ("Claim leakage" -> "claim leakage";
+    "NRW" and "Da Silva" keep their capitals)."""
+    first, _, rest = words.partition(" ")
+    low = first.lower() if first[1:].islower() else first
+    return f"{low} {rest}".strip()
 
 
 # What a product's customers got from it, in figures: "teams reach 80% recall after
