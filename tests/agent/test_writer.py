@@ -851,3 +851,25 @@ def test_it_after_a_definition_is_the_term_it_defined() -> None:
     )
     told = customer_fact(content, 20).text
     assert told == "Industry studies commonly estimate claim leakage at 5 to 10% of claims paid"
+
+
+def test_an_email_that_tells_only_the_product_is_titled_by_what_it_offers() -> None:
+    """Nothing of the walk told, no notes: the subject says what the product offers,
+    not a vague "your priorities" a reader takes for bait."""
+    store = GraphStore.from_json(
+        [
+            {"id": "Customer Job", "content": "Regional airlines keep their fleets flying.",
+             "edges": [{"target": "MTBF", "label": "involves"}]},
+            {"id": "MTBF", "content": "Mean time between failures is the average time "
+             "that passes between two breakdowns of a part.",
+             "edges": [{"target": "Product Feature", "label": "improved by"}]},
+            {"id": "Product Feature", "content": "Vanefield has a dashboard for bearing "
+             "wear and repair planning."},
+        ]
+    )  # fmt: skip
+    sc = Scenario(prospect=Prospect(name="Ines Duarte", title="Head of Maintenance"),
+                  goal="Book a call")  # fmt: skip
+    for style in ALL_STYLES[::5]:
+        email = write_email(store, ["Customer Job", "MTBF", "Product Feature"], sc, style, SENDER)
+        assert "priorities" not in email.subject.lower(), email.subject
+        assert "dashboard for bearing wear" in email.subject.lower(), email.subject

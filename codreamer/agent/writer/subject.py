@@ -14,7 +14,7 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from codreamer.agent.writer.grammar import base_form, wordset
+from codreamer.agent.writer.grammar import AUX, base_form, wordset
 from codreamer.agent.writer.text import customer_fact
 from codreamer.graph.schema import is_product_feature
 from codreamer.models import CUSTOMER_JOB
@@ -171,4 +171,48 @@ def subject_topic(
             topic = _opening_np(customer_fact(store.content(node), 12).text)
             if topic:
                 return topic
+    # Nothing of the walk is told: the email is about what the product offers, so the
+    # subject says that ("UI for feedback and model evaluation"), not a vague "your
+    # priorities" a reader takes for bait.
+    for node in order:
+        if node in store and is_product_feature(node):
+            topic = _offered_np(customer_fact(store.content(node), 16, True).text)
+            if topic:
+                return topic
     return "your priorities"
+
+
+_DETERMINERS = frozenset({"a", "an", "the", "our", "its", "their", "each", "every", "any"})
+_NUMBER_WORDS = wordset("one two three four five six seven eight nine ten several many few")
+_NP_STOP = frozenset({"so", "that", "which", "who", "to", "when", "where", "while", "because",
+                      "more", "less", "than", "over", "under", "most", "up", "about"})  # fmt: skip
+
+
+def _offered_np(fact: str) -> str:
+    """The object of a product sentence's first verb, as a noun phrase ("Weave has a
+    UI for feedback and model evaluation" -> "UI for feedback and model evaluation")."""
+    words = fact.split()
+    for i, w in enumerate(words[:-1]):
+        low = w.lower()
+        if i == 0 or not (low in ("has", "offers", "provides", "gives") or base_form(low)):
+            continue
+        rest = words[i + 1 :]
+        while rest and rest[0].lower() in _DETERMINERS:
+            rest = rest[1:]
+        np_: list[str] = []
+        for r in rest:
+            bare = r.strip(",.;:")
+            low_r = bare.lower()
+            if low_r in _NP_STOP or low_r in AUX or (np_ and low_r.endswith("ed")):
+                break  # the next clause ("and retrains", "is", "trained on ...")
+            if not (_content(bare) or bare.isupper()) and low_r not in _NP_GLUE:
+                break  # "by likely responsiveness", "over 40 PMS": not the offer's name
+            np_.append(bare)
+            if bare != r or len(np_) == 6:
+                break  # a comma ends the phrase
+        while np_ and not _content(np_[-1]):
+            np_.pop()
+        if not np_ or np_[0].lower() in _NUMBER_WORDS or np_[0][:1].isdigit():
+            return ""  # "two ways ...": a quantity, not what is offered
+        return _case(np_) if len(np_) >= 2 else ""
+    return ""
