@@ -873,3 +873,18 @@ def test_an_email_that_tells_only_the_product_is_titled_by_what_it_offers() -> N
         email = write_email(store, ["Customer Job", "MTBF", "Product Feature"], sc, style, SENDER)
         assert "priorities" not in email.subject.lower(), email.subject
         assert "dashboard for bearing wear" in email.subject.lower(), email.subject
+    # a product named in a noun phrase ("Vanefield, featuring a dashboard for ...")
+    named = GraphStore.from_json(
+        [
+            {"id": "Customer Job", "content": "Regional airlines keep their fleets flying.",
+             "edges": [{"target": "MTBF", "label": "involves"}]},
+            {"id": "MTBF", "content": "Mean time between failures is the average time "
+             "that passes between two breakdowns of a part.",
+             "edges": [{"target": "Product Feature", "label": "improved by"}]},
+            {"id": "Product Feature", "content": "Vanefield, featuring a dashboard for "
+             "bearing wear and repair planning."},
+        ]
+    )  # fmt: skip
+    for style in ALL_STYLES[::5]:
+        email = write_email(named, ["Customer Job", "MTBF", "Product Feature"], sc, style, SENDER)
+        assert "dashboard for bearing wear" in email.subject.lower(), email.subject

@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from codreamer.agent.writer.grammar import AUX, base_form, wordset
-from codreamer.agent.writer.text import customer_fact
+from codreamer.agent.writer.text import customer_fact, named_product
 from codreamer.graph.schema import is_product_feature
 from codreamer.models import CUSTOMER_JOB
 
@@ -176,7 +176,11 @@ def subject_topic(
     # priorities" a reader takes for bait.
     for node in order:
         if node in store and is_product_feature(node):
-            topic = _offered_np(customer_fact(store.content(node), 16, True).text)
+            fact = customer_fact(store.content(node), 16, True)
+            text = fact.text
+            if fact.kind == "noun":  # "Waffles and Bagels, featuring a UI for ..."
+                text = named_product(text)[0] or text
+            topic = _offered_np(text)
             if topic:
                 return topic
     return "your priorities"
