@@ -8,6 +8,7 @@ once and is signed by the sender.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from pathlib import Path
@@ -888,3 +889,22 @@ def test_an_email_that_tells_only_the_product_is_titled_by_what_it_offers() -> N
     for style in ALL_STYLES[::5]:
         email = write_email(named, ["Customer Job", "MTBF", "Product Feature"], sc, style, SENDER)
         assert "dashboard for bearing wear" in email.subject.lower(), email.subject
+
+
+def test_textbook_statements_written_by_someone_who_never_saw_the_rule() -> None:
+    """120 sentences in 15+ fields, half textbook and half facts for a salesperson,
+    written to be hard (neutral terms such as "mean squared error", facts that read
+    like definitions) by a helper who never saw the rule (round 13). The rule was
+    refined on the even lines; on the odd lines it found 20 of 26 lectures with 1
+    false alarm in 34 facts. Facts must almost never be lost: a fact taken for a
+    lecture is a fact the email does not tell."""
+    rows = [
+        json.loads(line)
+        for line in (Path(__file__).parent / "lecture_sentences.jsonl").read_text().splitlines()
+    ]
+    lectures = [r["text"] for r in rows if r["label"] == "textbook"]
+    facts = [r["text"] for r in rows if r["label"] == "fact"]
+    found = sum(is_lecture(t.rstrip(".")) for t in lectures)
+    false_alarms = [t for t in facts if is_lecture(t.rstrip("."))]
+    assert found >= 0.75 * len(lectures), found
+    assert len(false_alarms) <= 2, false_alarms

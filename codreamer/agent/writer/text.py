@@ -339,22 +339,49 @@ def is_definition(text: str) -> bool:
 # who works in that field, it is a textbook lecture (blind readers: "explains X to
 # an X company", graded 1). The subject is a general noun phrase, not the reader.
 _TEXTBOOK = re.compile(
-    r"^(?!(?:you|your|we|our|they|their|most|many|some|few)\b)(?:the\s+|an?\s+)?"
-    r"[\w-]+(?:,?\s+(?:and\s+|or\s+)?[\w-]+){0,7}?\s+"
-    r"(?:(?:typically|usually|often|commonly|generally|frequently|also)\s+)?"
-    r"(?:involves?|includes?|consists? of|comprises?|encompass(?:es)?|covers?|"
-    r"can be (?:\w+ed|used|made|built|seen|thought of|grown|run|done|applied)\b|"
-    r"(?:is|are) (?:(?:typically|usually|often|commonly|generally|widely|also)\s+)?"
-    r"(?:used|applied|employed|leveraged|generated|created|designed)\s+"
-    r"(?:to|for|in|by|as|when|across)\b|"
+    r"^(?!(?:you|your|we|our|they|their|most|many|some|few|it|this|these|those)\b)"
+    r"(?:the\s+|an?\s+)?[\w'-]+(?:,?\s+(?:and\s+|or\s+)?[\w'-]+){0,7}?\s+"
+    r"(?P<verb>(?:(?:typically|usually|often|commonly|generally|frequently|also|normally)\s+)?"
+    r"(?:involves?|includes?|consists? of|comprises?|encompass(?:es)?|covers?|contains?|"
+    r"can be (?:\w+ed|used|made|built|seen|thought of|grown|run|done|applied|split)\b|"
+    r"(?:is|are) (?:(?:typically|usually|often|commonly|generally|widely|also|normally)\s+)?"
+    r"(?:used|applied|employed|leveraged|generated|created|designed|calculated|computed|"
+    r"divided|expressed|maintained|characteri[sz]ed|achieved|structured|classified|"
+    r"defined|measured|split|grouped|organi[sz]ed|based|composed|determined|derived|"
+    r"made up)\s+(?:to|for|in|by|as|when|across|into|from|on|of|using|with)\b|"
     r"(?:is|are) (?:an?\s+|the\s+|one of the\s+)?(?:[\w-]+\s+){0,2}?(?:step|part|process|"
     r"method|technique|practice|component|form|type|kind|way|stage|phase|field|"
     r"discipline|approach|aspect|area|branch|subset|category|class|family|measure|"
-    r"metric)s?\b|"
+    r"metric|framework|standard|model|tool|set|collection|combination)s?\b|"
     r"plays? (?:an?\s+)?(?:[\w-]+\s+)?role|"
     r"(?:is|are) (?:essential|crucial|important|critical|key|fundamental|vital|central|"
     r"necessary|common|widely used|popular)\s+(?:to|for|in|when)\b|"
-    r"measures?|assess(?:es)?|quantif(?:y|ies)|represents?|denotes?|describes?)\b",
+    r"reli(?:es|y) on|depends? on|works? by|serves? as|refers? to|"
+    r"measures?|assess(?:es)?|quantif(?:y|ies)|represents?|denotes?|describes?|creates?|"
+    r"uses?|ranks?|combines?|enables?|allows?|helps?|classif(?:y|ies)|adjusts?|"
+    r"estimates?|identif(?:y|ies)|specif(?:y|ies)|stores?|collects?|compares?|"
+    r"minimi[sz]es?|maximi[sz]es?|defines?|converts?|translates?|links?|"
+    r"breaks? down|verif(?:y|ies)|distinguish(?:es)?|determines?))\b",
+    re.IGNORECASE,
+)
+# "There are several standard delivery methods, including ...": a list of the kinds.
+_THERE_ARE_KINDS = re.compile(
+    r"^there are (?:several|many|a number of|various|two|three|four|five|six|seven|"
+    r"\d+) (?:\w+ ){0,2}?(?:types|kinds|methods|approaches|stages|phases|categories|"
+    r"classes|forms|ways|levels|models|techniques|components)\b",
+    re.IGNORECASE,
+)
+# "In freight forwarding, a bill of lading serves as ...": the field named first.
+_FIELD_LEAD = re.compile(r"^(?:in|within|for|across)\s+(?:[\w'-]+\s+){0,5}?[\w'-]+,\s+", re.I)
+# Trouble words that are only the names of things here ("mean squared error", "a loss
+# function", "risk scores", "failure modes"): no one is in trouble.
+_TERM = re.compile(
+    r"\b(?:(?:mean squared|mean absolute|root mean squared?|squared|absolute|standard|"
+    r"cross-entropy|log|hinge|type (?:i|ii|1|2))\s+(?:error|loss)|"
+    r"(?:loss|risk|error|failure|cost|waste|churn|bias)\s+(?:functions?|scores?|modes?|"
+    r"ratios?|rates?|centres?|centers?|matri(?:x|ces)|models?|assessments?|analys[ie]s|"
+    r"management|registers?|appetite|terms?|profiles?|categor(?:y|ies)|types?|"
+    r"weighting|adjustment|pools?)|value at risk|at risk|types of waste)\b",
     re.IGNORECASE,
 )
 # What makes a general statement worth telling after all: somebody's trouble, a
@@ -382,15 +409,38 @@ def is_textbook(text: str) -> bool:
     return all(_one_textbook(p) for p in parts)
 
 
-def _one_textbook(t: str) -> bool:
-    m = _TEXTBOOK.match(t)
+def _one_textbook(text: str) -> bool:
+    t = _FIELD_LEAD.sub("", text, count=1)
+    m = _TEXTBOOK.match(t) or _THERE_ARE_KINDS.match(t)
+    if m is None or _verb_before(t, m.start("verb") if "verb" in m.groupdict() else 0):
+        return False
     # The trouble that counts is in the statement, not in the conditions under which a
-    # technique applies ("..., especially where real data is scarce").
-    if m is None or _TROUBLE.search(_CONDITION_TAIL.sub("", t)):
+    # technique applies ("..., especially where real data is scarce"), nor in a term
+    # that only names a thing ("minimises a loss function").
+    said = _TERM.sub("", _CONDITION_TAIL.sub("", t))
+    if _TROUBLE.search(said):
         return False
     # A name in the subject ("Data sets generated by Pearls of Wisdom are used ..."):
     # a statement about somebody, not about the field.
     return _NAME_IN_SUBJECT.search(t, 1, m.end()) is None
+
+
+def _verb_before(t: str, end: int) -> bool:
+    """Whether the subject the pattern read holds a verb already ("Firms must collect
+    ...", "Evaluating X requires tooling to collect ..."): then the describing verb it
+    found is not the sentence's own."""
+    words = [w.strip(",;:").lower() for w in t[:end].split()]
+    if "such" in words or "including" in words:
+        return True  # "Soft fraud, such as inflating a repair estimate": not the subject
+    for i, w in enumerate(words):
+        b = base_form(w)
+        if w in AUX and w not in ("is", "are", "can", "be"):
+            return True
+        if b is not None and b != w and not w.endswith("ing") and i < len(words) - 1:
+            # a third-person verb ("requires", "makes"); the word just before the
+            # describing verb is the subject's own noun ("Access logs are ...")
+            return True
+    return False
 
 
 _CONTRAST = re.compile(r",?\s+(?:while|whereas)\s+")
