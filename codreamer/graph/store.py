@@ -106,6 +106,12 @@ class GraphStore:
             raise UnknownNodeError(node_id)
         return self._out[node_id]
 
+    def predecessors(self, node_id: str) -> list[str]:
+        """Nodes with an edge into `node_id`, without building the networkx graph."""
+        if node_id not in self._pred:
+            raise UnknownNodeError(node_id)
+        return self._pred[node_id]
+
     def has_edge(self, source: str, target: str) -> bool:
         return (source, target) in self._edges
 

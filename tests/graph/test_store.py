@@ -90,3 +90,11 @@ def test_load_graph_errors_name_the_file(tmp_path: Path) -> None:
     bad.write_text("{not json")
     with pytest.raises(DataFileError, match=r"bad\.json.*not valid JSON"):
         load_graph(bad)
+
+
+def test_predecessors_match_the_networkx_graph_without_building_it(synth: GraphStore) -> None:
+    fresh = GraphStore(synth.nodes.values())
+    got = {n: sorted(fresh.predecessors(n)) for n in fresh.nodes}
+    assert "graph" not in fresh.__dict__  # the networkx view was never built
+    assert got == {n: sorted(synth.graph.predecessors(n)) for n in synth.nodes}
+    assert any(got.values())

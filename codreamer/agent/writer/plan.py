@@ -172,7 +172,7 @@ def _tellable(store: GraphStore, node: str) -> bool:
         (edge := store.edge(prev, node)) is not None
         and (r := told_reason(edge.rationale))
         and not is_lecture(r)
-        for prev in store.graph.predecessors(node)
+        for prev in store.predecessors(node)
     )
 
 
