@@ -892,19 +892,22 @@ def test_an_email_that_tells_only_the_product_is_titled_by_what_it_offers() -> N
 
 
 def test_textbook_statements_written_by_someone_who_never_saw_the_rule() -> None:
-    """120 sentences in 15+ fields, half textbook and half facts for a salesperson,
+    """Sentences in 25+ fields, half textbook and half facts for a salesperson,
     written to be hard (neutral terms such as "mean squared error", facts that read
-    like definitions) by a helper who never saw the rule (round 13). The rule was
-    refined on the even lines; on the odd lines it found 20 of 26 lectures with 1
-    false alarm in 34 facts. Facts must almost never be lost: a fact taken for a
-    lecture is a fact the email does not tell."""
+    like definitions) by two helpers who never saw the rule (round 13). The rule was
+    refined on the first set's even lines (then its odd lines: 20 of 26 lectures, 1
+    false alarm in 34 facts), then on the second set's even lines (its odd lines: 20
+    of 21, 1 false alarm in 29; before that refinement the whole second set gave 29
+    of 50 lectures, 1 false alarm in 50). Facts must almost never be lost: a fact
+    taken for a lecture is a fact the email does not tell."""
     rows = [
         json.loads(line)
-        for line in (Path(__file__).parent / "lecture_sentences.jsonl").read_text().splitlines()
+        for name in ("lecture_sentences.jsonl", "lecture_sentences_2.jsonl")
+        for line in (Path(__file__).parent / name).read_text().splitlines()
     ]
     lectures = [r["text"] for r in rows if r["label"] == "textbook"]
     facts = [r["text"] for r in rows if r["label"] == "fact"]
     found = sum(is_lecture(t.rstrip(".")) for t in lectures)
     false_alarms = [t for t in facts if is_lecture(t.rstrip("."))]
-    assert found >= 0.75 * len(lectures), found
-    assert len(false_alarms) <= 2, false_alarms
+    assert found >= 0.85 * len(lectures), found
+    assert len(false_alarms) <= 3, false_alarms
