@@ -203,6 +203,8 @@ def _offered_np(fact: str) -> str:
         rest = words[i + 1 :]
         while rest and rest[0].lower() in _DETERMINERS:
             rest = rest[1:]
+        if not rest or rest[0].lower() in _FUNCTION:
+            return ""  # "sits on top of ...": the verb takes no object to name
         np_: list[str] = []
         for r in rest:
             bare = r.strip(",.;:")
