@@ -140,6 +140,8 @@ def goal_variants(obj: str) -> tuple[str, ...]:
             f"a {n}-minute conversation{rest}",
             f"a {kind_what} ({n} minutes){rest}",
             f"a {what} of {n} minutes{rest}",
+            f"a quick {n}-minute {what}{rest}",
+            f"{n} minutes for a {kind_what}{rest}",
         ]
         if what in ("call", "chat", "meeting") and not rest.strip():
             out.append(f"{n} minutes to talk it through{rest}")
