@@ -957,3 +957,25 @@ def test_an_email_pitching_both_features_pitches_the_one_that_fits(reader: str) 
 
     assert fit(f"{audit} {probes}") == fit(f"{probes} {audit}") == 1.0
     assert min(fit(audit), fit(probes)) < 0.6  # one of the two alone is the wrong pitch
+
+
+def test_a_figure_that_ends_a_sentence_of_the_graph_is_supported() -> None:
+    """ "... so they review 15-20 charts instead of 200." gave the graph "200." and
+    left "200" in an email that quotes it unsupported (round 14, a new graph)."""
+    store = GraphStore.from_json(
+        [
+            {"id": "Customer Job", "content": "Research sites recruit patients for trials.",
+             "edges": [{"target": "Chart Review", "label": "struggles with", "rationale": "Hours lost."}]},
+            {"id": "Chart Review", "content": "Coordinators read every chart by hand each week.",
+             "edges": [{"target": "Product Feature", "label": "is solved by", "rationale": "Ranks charts."}]},
+            {"id": "Product Feature", "content": "CohortLens ranks likely-eligible patients, so coordinators review 15-20 charts instead of 200.", "edges": []},
+        ]
+    )  # fmt: skip
+    email = FinalEmail(
+        subject="Chart review",
+        body="Hi Priya,\n\nCoordinators read every chart by hand each week. CohortLens ranks likely-eligible patients, so coordinators review 15-20 charts instead of 200.\n\nOpen to a 20-minute call?\n\nBest,\nSam",
+        citations=["Chart Review", "Product Feature"],
+    )
+    sc = Scenario(prospect=Prospect(name="Priya Shah"), goal="Book a 20-minute call")
+    grounding = RubricJudge(store).judge(email, sc).criteria["grounding"]
+    assert "unsupported" not in grounding.reason, grounding.reason

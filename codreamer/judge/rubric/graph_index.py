@@ -80,7 +80,8 @@ class GraphIndex:
             self.ngrams |= ngrams(TOKEN.findall(store.content(i).lower()))
         rationales = " ".join(" ".join(v) for v in incoming.values())
         self.vocab = frozenset(TOKEN.findall(f"{text} {rationales} {' '.join(ids)}".lower()))
-        self.numbers = frozenset(m.replace(",", "") for m in _NUMBER.findall(text))
+        # a figure that ends a sentence ("instead of 200.") is the figure, not "200."
+        self.numbers = frozenset(m.replace(",", "").rstrip(".") for m in _NUMBER.findall(text))
         # The product's names: capitalised words of the feature nodes that are not
         # ordinary words anywhere else ("Frostline", "Weave").
         feature_text = " ".join(store.content(i) for i in self.features)
