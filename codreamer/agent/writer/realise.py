@@ -150,12 +150,37 @@ def goal_variants(obj: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
+# "Get agreement to a two-week pilot": what the reader is asked to agree to is the
+# object ("Would you be open to a two-week pilot ...?"), not the agreement.
+_AGREE_TO = re.compile(
+    r"^(?:get|secure|win|obtain|reach)\s+(?:(?:an?\s+)?agreement|a yes|sign-off|buy-in|"
+    r"approval|(?:a\s+)?commitment|(?:a\s+)?go-ahead)\s+(?:to|for|on)\s+"
+    r"(?=(?:a|an|the|one|two|three|\d))",
+    re.IGNORECASE,
+)
+# The goal speaks of the reader in the third person ("a meeting with her and the head
+# of engineering"); the email speaks to them.
+_THEM = re.compile(r"\b(?:her|him)\b(?!\s+(?:team|own)\b)", re.IGNORECASE)
+_TIMED = re.compile(
+    r"\b(?:before|by|next|this|within|ahead of|during|after|until|tomorrow|today|"
+    r"monday|tuesday|wednesday|thursday|friday|january|february|march|april|may|june|"
+    r"july|august|september|october|november|december|q[1-4])\b",
+    re.IGNORECASE,
+)
+
+
 @lru_cache(maxsize=4096)
 def goal_object(goal: str) -> str:
     """'Secure a 20-minute discovery call' -> 'a 20-minute discovery call' ('' if no match)."""
     g = _WS.sub(" ", goal).strip().rstrip(".!?")
-    m = _GOAL_VERB.match(g)
-    return g[m.end() :] if m else ""
+    m = _AGREE_TO.match(g) or _GOAL_VERB.match(g)
+    return _THEM.sub("you", g[m.end() :]) if m else ""
+
+
+def timed(obj: str) -> bool:
+    """Whether the ask may add when ("next Tuesday or Wednesday"): a meeting whose goal
+    names no time of its own ("a call before the October renewal" has one)."""
+    return bool(_MEETING.match(obj)) and not _TIMED.search(obj)
 
 
 _WORD = re.compile(r"(?<![\w@./])[A-Za-z][\w'-]*(?![\w@]|\.\w)")
@@ -459,7 +484,9 @@ class Realiser:
             options = goal_variants(obj)
             obj = options[self.v("goal") % len(options)]
         g = goal[:1].lower() + goal[1:] if goal else "find a time to talk"
-        return str(_S.ask(self.style.ask == 1, self.formal, self.v("ask"), self.v("when"), obj, g))
+        # a direct ask books a meeting; a trial or an introduction is offered
+        direct = self.style.ask == 1 and bool(_MEETING.match(obj))
+        return str(_S.ask(direct, self.formal, self.v("ask"), self.v("when"), obj, g, timed(obj)))
 
     def subject(self, plan: Plan) -> str:
         p = self.scenario.prospect
