@@ -42,7 +42,9 @@ _HER_OBJECT = re.compile(
 )
 _HER_HIS = re.compile(r"\b(her|his)\b", re.IGNORECASE)
 _SELF = re.compile(r"\b(herself|himself)\b", re.IGNORECASE)
-_THE_FIRM = re.compile(r"\b(the|The) (company|firm|practice|business)\b")
+# only as the sentence's subject: mid-sentence, "the firm" may be another party's ("lost
+# a law-firm tenant, and the firm cited elevator reliability")
+_THE_FIRM = re.compile(r"^(the|The) (company|firm|practice|business)\b")
 _IRREGULAR = {"is": "are", "has": "have", "was": "were", "does": "do", "says": "say"}
 _THEIR = re.compile(r"\btheir\b")
 # A bare state that opens the notes: a participle or an adjective and its preposition
@@ -71,11 +73,23 @@ def _you(sentence: str) -> str:
     s = _PAREN.sub("", _WS.sub(" ", sentence)).strip().rstrip(".!?;: ")
     if len(s.split()) < 4 or _WE.search(s):
         return ""  # "we"/"our" in the seller's notes: whose data is it? Not told.
+    lead = re.match(r"^(?:she|he)\s+(?=\w)", s, re.IGNORECASE)
+    told_rest = you_form(s[lead.end() :]) if lead else ""
+    if told_rest:
+        # the whole predicate, coordinated verbs too ("He reports to X and has been
+        # asked ..." -> "You report to X and have been asked ...")
+        s = f"you {told_rest}"
     s = _HE_SHE.sub(_person, s)
     s = _HER_OBJECT.sub("you", s)
     s = _HER_HIS.sub("your", s)
     s = _SELF.sub("yourself", s)
     s = _THE_FIRM.sub(lambda m: ("Your " if m.group(1)[0] == "T" else "your ") + m.group(2), s)
+    # notes on a company open on "Their" for the reader's own ("Their remake rate
+    # roughly doubled ..."): told to the reader, it is theirs
+    s = re.sub(r"^Their\b", "Your", s)
+    words0 = s.split()
+    if words0[0] == "Your" and any(w.lower() in _PAST for w in words0[2:4]):
+        return s  # "Your team lost a six-dentist practice in January ...": a past fact
     words = s.split()
     first = words[0].lower()
     if first in ("still", "also", "now", "recently") and len(words) > 2:

@@ -241,7 +241,11 @@ def you_form(predicate: str) -> str:
         if words[i].lower() in ("and", "or") or words[i].endswith(","):
             nxt = base(words[i + 1])
             after = words[i + 2].lower() if i + 2 < len(words) else ""
-            if nxt is not None and words[i + 1].lower() not in ("is", "was") and after != "to":
+            low = words[i + 1].lower()
+            if low in ("is", "was", "has", "does"):
+                # "... and is responsible for audits" -> "... and are responsible ..."
+                words[i + 1] = {"is": "are", "was": "were", "has": "have", "does": "do"}[low]
+            elif nxt is not None and after != "to":
                 words[i + 1] = nxt
     return " ".join(words)
 
