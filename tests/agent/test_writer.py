@@ -875,3 +875,117 @@ def test_textbook_statements_written_by_someone_who_never_saw_the_rule() -> None
     false_alarms = [t for t in facts if is_lecture(t.rstrip("."))]
     assert found >= 0.85 * len(lectures), found
     assert len(false_alarms) <= 3, false_alarms
+
+
+def test_notes_lectures_and_facts_written_by_helpers_who_never_saw_the_rules() -> None:
+    """Round 14: 300 sentences in 50+ fields (funeral homes to cruise lines), a third
+    notes for the graph's author, a third textbook, a third facts for a salesperson,
+    by two helpers blind to the code. Set 3 was read in full while the rules were
+    widened; set 4 was measured before any change (author notes kept out 21 of 50 ->
+    35 of 50 with set 3's rules; lectures 18 -> 34; facts lost 3 -> 3), then refined
+    on its even lines only (its odd lines: author notes 20 -> 21 of 28, lectures 21 ->
+    21 of 28, facts lost 0 of 19). A note or a lecture that slips through is one
+    sentence an email should not say; a fact lost is one it cannot: the bar for facts
+    is much the stricter."""
+    rows = [
+        json.loads(line)
+        for name in ("note_sentences_3.jsonl", "note_sentences_4.jsonl")
+        for line in (Path(__file__).parent / name).read_text().splitlines()
+    ]
+
+    def kept_out(t: str) -> bool:
+        return is_meta(t) or is_lecture(t)
+
+    notes = [r["text"] for r in rows if r["label"] == "author-note"]
+    lectures = [r["text"] for r in rows if r["label"] == "textbook"]
+    facts = [r["text"] for r in rows if r["label"] == "fact"]
+    assert sum(map(kept_out, notes)) >= 0.85 * len(notes)
+    assert sum(map(kept_out, lectures)) >= 0.6 * len(lectures)
+    lost = [t for t in facts if kept_out(t)]
+    assert len(lost) <= 2, lost
+
+
+def test_an_abbreviation_in_brackets_does_not_hide_a_definition() -> None:
+    assert is_lecture(
+        "An intraoral scanner (IOS) is a handheld device that captures a 3D impression"
+    )
+    assert is_lecture("A site management organization (SMO) is a company that owns research sites")
+    # conventions keep their figures and still lecture
+    assert is_lecture("CMYK stands for cyan, magenta, yellow and key")
+    assert is_lecture("Diameter at breast height is measured 1.3 metres above the ground")
+    assert is_lecture("A standard parking stall is about 9 feet wide and 18 feet long")
+    assert not is_lecture("Doors account for roughly 60-70% of all elevator callbacks")
+    assert not is_lecture("Transport is the budget line charter schools most often overspend")
+    # the "it" after a bracketed definition is the term, so the next sentence stands
+    fact = customer_fact(
+        "Vertical transportation (VT) is the discipline of building operations that covers "
+        "elevators. It eats up to a tenth of an office building's operating budget."
+    )
+    assert fact.text.startswith("Vertical transportation eats"), fact
+
+
+def test_a_quoted_term_in_a_fact_is_kept_and_a_quote_in_a_rationale_is_not() -> None:
+    assert for_customer('Some 30-50% of PM hours are never performed, so-called "ghost visits".')
+    assert reason_clause("The company's claim of 'high quality' implies an internal process.") == ""
+
+
+def test_a_product_is_told_by_what_it_does_not_by_what_it_is() -> None:
+    content = (
+        "LiftSense is a sensor kit that mounts on the car top of any make of elevator and "
+        "installs in under two hours. It flags developing door problems 3-10 days ahead "
+        "and logs every contractor visit."
+    )
+    assert customer_fact(content, 30, True).text == (
+        "LiftSense flags developing door problems 3-10 days ahead and logs every contractor visit"
+    )
+    # a first sentence that says what the product does still wins
+    assert customer_fact(
+        "Frostline alerts the driver as soon as a load drifts. It installs in an hour.", 30, True
+    ).text.startswith("Frostline alerts")
+
+
+def test_notes_told_to_the_reader_keep_every_verb_and_the_other_party_s_firm() -> None:
+    from codreamer.agent.writer.notes import notes_told
+
+    assert notes_told(
+        "He reports to the asset manager and has been asked to present a plan by year end."
+    ) == ("You report to the asset manager and have been asked to present a plan by year end",)
+    assert notes_told("She manages three sites and is responsible for audits.") == (
+        "You manage three sites and are responsible for audits",
+    )
+    told = notes_told(
+        "Their team lost a law-firm tenant last year, and the firm cited elevator reliability."
+    )
+    assert told == (
+        "Your team lost a law-firm tenant last year, and the firm cited elevator reliability",
+    )
+
+
+def test_the_ask_offers_what_the_goal_asks_for_to_the_reader_and_keeps_its_time() -> None:
+    from codreamer.agent.writer.realise import timed
+
+    assert (
+        goal_object("Get agreement to a 30-day trial of ScanCheck") == "a 30-day trial of ScanCheck"
+    )
+    assert goal_object("Book a 30-minute meeting with her and the head of engineering") == (
+        "a 30-minute meeting with you and the head of engineering"
+    )
+    assert not timed("a 30-day trial of ScanCheck")  # not "a trial next Tuesday"
+    assert not timed("a 20-minute call before the October renewal")  # a time of its own
+    assert timed("a 20-minute discovery call")
+    store = GraphStore.from_json(_SLOT_GRAPH)
+    path = store.paths_to_features()[0]
+    for goal, must, never in (
+        (
+            "Get agreement to a 30-day trial of Frostline",
+            "a 30-day trial of Frostline",
+            "agreement",
+        ),
+        ("Book a 20-minute call before the October renewal", "before the October renewal", "next"),
+    ):
+        for s in ALL_STYLES:
+            body = write_email(
+                store, path, Scenario(prospect=Prospect(name="Kim Lee"), goal=goal), s
+            ).body
+            ask = [p for p in body.split("\n\n") if p.endswith("?")][-1]
+            assert must in ask and never not in ask.lower(), ask

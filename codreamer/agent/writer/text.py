@@ -43,7 +43,7 @@ META = re.compile(
     r"(?:show|note|highlight|emphasi[sz]e|mention|stress|point out)|\bpitch\b|resonat|"
     r"talking point|\bmessaging\b|\bthe \w+ angle\b|\bsales (?:rep|team)s? should\b|"
     r"same logic as|the point to make|\bin (?:the |an |this )?emails?\b|differentiator|"
-    r"\bbuyers?\b|\buseful for [\w-]+ (?:buyers|readers|prospects|leaders)|\blead with\b|"
+    r"\bbuyers?\b(?!['’])|\buseful for [\w-]+ (?:buyers|readers|prospects|leaders)|\blead with\b|"
     r"worth mentioning|selling point|value prop|\bprospects?\b|\bthe reader\b|"
     r"\bhighlight\b|takeaway|for the author|worth making clear|\bmake (?:it )?clear\b|"
     r"\bkey point\b|note to self|\bremember to\b|^worth \w+ing\b|positioning|"
@@ -69,7 +69,38 @@ META = re.compile(
     r"^(?:useful |helpful |some |more )?(?:context|framing|background)(?: note)?(?: for \w+)?\s*:|"
     r"^(?:framing|context|author'?s?) note\b|^(?:mention|note|explain|stress|say) that\b|"
     r"\bto (?:emphasi[sz]e|stress|mention|highlight)\b|"
-    r"^this (?:captures|is the (?:direct |main )?answer|covers the|reflects the)\b)",
+    r"^this (?:captures|is the (?:direct |main )?answer|covers the|reflects the)\b|"
+    # the email or the graph as a document: "this paragraph", "the subject line",
+    # "note for the writer", "the next step is to show ..."
+    r"\bthis (?:paragraph|section|bullet|sentence|draft|email|message|sequence)\b|"
+    r"\bsubject lines?\b|\b(?:for |to )?the (?:email )?writer\b|^note (?:for|to) \w+|"
+    r"^the next step is to\b|"
+    # advice in any words: "It is important to quantify X before ...", "... should be
+    # framed as a procurement win", "..., so open with the statistic", "Avoid jargon
+    # when writing to ...", "the clearest way to tie X to Y", "will land with owners"
+    r"^(?:it is|it's) (?:\w+ )?(?:important|crucial|key|essential|vital|useful|helpful|"
+    r"wise|advisable|best|better) to (?!\w+ (?:every|each|at least|within|before the)\b)|"
+    r"\bfram(?:ed|ing) (?:it |this |them )?as (?:an? |the )?[\w-]+ (?:win|problem|issue|"
+    r"story|gain|play|opportunity|saving|question)\b|\bframe (?:it|this|them)\b|"
+    r",? so (?:open|lead|start|keep|avoid|frame|focus|translate|mention|stress|"
+    r"emphasi[sz]e|say|use|put|position|talk|tie|link)\b|"
+    r"^(?:avoid|open with|lead with|close with|end with|keep the|start with|focus on|tie|"
+    r"translate|quantify|reserve|make sure|do not|don't)\b|"
+    r"^(?:stress|frame|emphasi[sz]e|highlight|mention|pitch|position)\s+(?:the|a|an|our|"
+    r"their|its|this|that|how|why|[\w-]+(?:\s+[\w-]+){0,2}?\s+(?:over|rather than|around|"
+    r"as|because))\b|^the (?:main |best |right )?angle\b|\b(?:lets|helps|allows) us\b|"
+    r"\bthe (?:whole |entire |first |opening )?(?:email|message) (?:should|must|needs)\b|"
+    r"\bthe (?:emphasis|focus|tone|angle|message|opening|close) (?:for [\w-]+(?: [\w-]+)? |"
+    r"here )?should\b|"
+    r"\bway to (?:tie|link|connect|frame|introduce|open|bring in)\b|"
+    r"\b(?:will|would|should|to) land (?:well )?with\b|\b(?:key|main|core|central) message\b|"
+    r"\bthe (?:[\w-]+ ){1,3}(?:figure|statistic|stat|number|claim|example|point|angle) "
+    r"(?:should|suggests|illustrates|works best|is (?:a |the )?(?:secondary|main|key|"
+    r"strongest|clearest|best|number to))\b|"
+    r"\bis (?:the right|a good|the best) (?:match|fit) for (?:this|the)\b|"
+    r"\bthe (?:tone|angle) (?:here )?should\b|\bwhy [^.]{0,60}?\bmatters? to [\w-]+ "
+    r"(?:\w+ )?(?:engineers|managers|directors|leaders|owners|readers|teams|buyers|heads)\b|"
+    r"\b(?:is|are) (?:\w+ )?advisable\b|\bthe [\w-]+ angle\b)",
     re.IGNORECASE,
 )
 # A trailing clause that tells the author why the link matters ("..., highlighting a
@@ -172,7 +203,11 @@ _EXAMPLES_TAIL = re.compile(r",?\s+(?:including|such as|e\.g\.|for example)\s[^;
 
 
 def is_meta(sentence: str) -> bool:
-    return bool(META.search(sentence) or _QUOTED.search(sentence))
+    """A note for the graph's author, not a fact for the customer. A quoted phrase
+    in a node's fact is a term of the trade ("so-called "ghost visits""), so quotes
+    count only in an edge's rationale (`reason_clause`), where they are the author
+    quoting the graph ("The company's claim of 'high quality' implies ...")."""
+    return bool(META.search(sentence))
 
 
 # A note to the graph's author wrapped around a fact for the customer ("Worth making
@@ -318,7 +353,8 @@ _ANAPHOR = re.compile(
 # definition, which an expert reads as a lecture.
 _DEFINITION = re.compile(
     r"^(?:an?\s+|the\s+)?[\w-]+(?:\s+[\w-]+){0,4}\s+(?:is|are|refers? to|means)\s+"
-    r"(?:(?:(?:any|an?|the)\s+)?(?:[\w-]+\s+){0,3}?(?:that|when|where|which|in which|used|paid)|"
+    r"(?:(?:(?:any|an?|the)\s+)?(?:[\w-]+\s+){0,3}?(?:that|when|where|which|in which|"
+    r"used|paid|held|charged|collected|owed|set aside)|"
     r"(?:any|an?|the)\s+(?!(?:leading|biggest|largest|main|most|second|third|first|top|"
     r"single|primary|number|same|share)\b)(?:[\w-]+\s+){1,3}?of)\b",
     re.IGNORECASE,
@@ -342,7 +378,7 @@ _TEXTBOOK = re.compile(
     r"^(?!(?:you|your|we|our|they|their|most|many|some|few|it|this|these|those)\b)"
     r"(?:the\s+|an?\s+)?[\w'-]+(?:,?\s+(?:and\s+|or\s+)?[\w'-]+){0,7}?\s+"
     r"(?P<verb>(?:(?:typically|usually|often|commonly|generally|frequently|also|normally)\s+)?"
-    r"(?:involves?|includes?|consists? of|comprises?|encompass(?:es)?|covers?|contains?|"
+    r"(?:involves?|includes?|consists? (?:\w+ly )?of|comprises?|encompass(?:es)?|covers?|contains?|"
     r"can be (?:\w+ed|used|made|built|seen|thought of|grown|run|done|applied|split)\b|"
     r"(?:is|are) (?:(?:typically|usually|often|commonly|generally|widely|also|normally)\s+)?"
     r"(?:used|applied|employed|leveraged|generated|created|designed|calculated|computed|"
@@ -356,7 +392,7 @@ _TEXTBOOK = re.compile(
     r"plays? (?:an?\s+)?(?:[\w-]+\s+)?role|"
     r"(?:is|are) (?:essential|crucial|important|critical|key|fundamental|vital|central|"
     r"necessary|common|widely used|popular)\s+(?:to|for|in|when)\b|"
-    r"reli(?:es|y) on|depends? on|works? by|serves? as|refers? to|falls? into|"
+    r"reli(?:es|y) on|depends? on|works? by|serves? as|refers? to|falls? into|spans?|"
     r"(?:is|are) (?:(?:commonly|typically|usually|generally|broadly|often)\s+)?"
     r"(?:grouped|divided|split|classified|sorted|organi[sz]ed) into|"
     r"(?:moves?|proceeds?|progresses?|passes?) through|separates?|"
@@ -376,7 +412,7 @@ _TEXTBOOK = re.compile(
 _THERE_ARE_KINDS = re.compile(
     r"^there are (?:several|many|a number of|various|two|three|four|five|six|seven|"
     r"\d+) (?:\w+ ){0,2}?(?:types|kinds|methods|approaches|stages|phases|categories|"
-    r"classes|forms|ways|levels|models|techniques|components)\b",
+    r"classes|forms|ways|levels|models|techniques|components|groups|tiers|grades|sizes)\b",
     re.IGNORECASE,
 )
 # "In freight forwarding, a bill of lading serves as ...": the field named first.
@@ -403,7 +439,8 @@ _TROUBLE = re.compile(
     r"by hand|hard|difficult\w*|struggl\w*|bottlenecks?|backlogs?|outages?|breach\w*|"
     r"fines?|penalt\w*|complain\w*|churn\w*|scarce|scarcity|shortages?|limit\w*|bias\w*|"
     r"drift\w*|gaps?|inconsisten\w*|unreliab\w*|stale|overrun\w*|pressure|burden\w*|"
-    r"tedious|error-prone|time-consuming|labou?r-intensive|unless|only if|whereas|but|"
+    r"overspen\w*|overpa(?:y|ys|id|ying)|tedious|error-prone|time-consuming|"
+    r"labou?r-intensive|unless|only if|whereas|but|"
     r"yet|while|although|however)\b",
     re.IGNORECASE,
 )
@@ -475,9 +512,55 @@ _CONDITION_TAIL = re.compile(
 _NAME_IN_SUBJECT = re.compile(r"\b[A-Z][a-z]+")
 
 
+# A convention of the field: what a term stands for, how a quantity is measured or
+# expressed, what a standard size is ("CMYK stands for ...", "Diameter at breast height
+# is measured 1.3 metres above the ground", "A standard parking stall is about 9 feet
+# wide", "First-call resolution is the share of issues resolved on first contact").
+# Its figures and its trouble words belong to the definition, so unlike a general
+# statement it stays a lecture with them.
+_CONVENTION = re.compile(
+    r"^(?!(?:you|your|we|our|they|their|most|many|some|few|it|this|these|those)\b)"
+    r"(?:the\s+|an?\s+)?[\w'-]+(?:,?\s+(?:and\s+|or\s+)?[\w'-]+){0,7}?,?\s+"
+    r"(?P<verb>stands? for|refers? to|(?:is|are) (?:defined|known) as|(?:is|are) short for|"
+    r"(?:is|are) (?:(?:usually|typically|commonly|generally|normally)\s+)?(?:measured|"
+    r"expressed|calculated|quoted|graded|rated|classified|sized|reported) "
+    r"(?:in|as|on|by|at|from|using|per|\d)|"
+    r"(?:is|are) (?:(?:the|an?) )?[\w\s-]{0,40}? divided by|"
+    r"(?:is|are) (?:the|an?) (?:(?:standard|basic|usual|common|main) )?(?:number|share|"
+    r"percentage|proportion|ratio|fraction|total|sum|count|average|amount|unit|measure|"
+    r"abbreviation|acronym) (?:of|for|that)\b)",
+    re.IGNORECASE,
+)
+_STANDARD = re.compile(
+    r"^(?:(?:an?|the) )?(?:standard|typical|regulation|full-size|full) [\w -]{2,40}?\b"
+    r"(?:is|are|measures?|holds?|weighs?|runs?|consists? of|contains?)\s+(?:about\s+|roughly\s+)?"
+    r"(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|twelve)",
+    re.IGNORECASE,
+)
+
+
+def is_convention(text: str) -> bool:
+    t = _FIELD_LEAD.sub("", text.strip(), count=1)
+    if _STANDARD.match(t):
+        return True
+    m = _CONVENTION.match(t)
+    return (
+        m is not None
+        and not _verb_before(t, m.start("verb"))
+        and _NAME_IN_SUBJECT.search(t, 1, m.start("verb")) is None
+    )
+
+
 def is_lecture(text: str) -> bool:
-    """A definition or a textbook statement: to a reader in the field, a lecture."""
-    return is_definition(_FIELD_LEAD.sub("", text.strip(), count=1)) or is_textbook(text)
+    """A definition, a convention or a textbook statement: to a reader in the field, a
+    lecture."""
+    # an abbreviation's expansion or an aside ("An intraoral scanner (IOS) is a ...")
+    # is not part of the sentence's shape
+    t = _ASIDE.sub("", text.strip())
+    return is_definition(_FIELD_LEAD.sub("", t, count=1)) or is_convention(t) or is_textbook(t)
+
+
+_ASIDE = re.compile(r"\s*\([^()]*\)")
 
 
 @lru_cache(maxsize=65536)
@@ -488,6 +571,7 @@ def customer_fact(content: str, limit: int = 24, first: bool = False) -> Fact:
     it; a later one leans on it: "The cab unit alerts at the same time")."""
     best: tuple[float, str] | None = None
     defined = ""  # the term a definition before this sentence defined
+    name = ""  # the product's name, from its first sentence's subject
     for i, raw in enumerate(sentences(content)):
         kept = for_customer(raw)
         if kept is None:
@@ -500,8 +584,15 @@ def customer_fact(content: str, limit: int = 24, first: bool = False) -> Fact:
             # "Claim leakage is money paid out that ... . Industry studies estimate it at
             # 5 to 10%": "it" is the term defined, so the sentence stands alone.
             s = _named(s, defined)
-        if not first and (m := _DEFINED.match(s)) is not None and is_definition(s):
-            defined = _term(m.group(1))
+        bare = _ASIDE.sub("", s)
+        if not first and (m := _DEFINED.match(bare)) is not None and is_definition(bare):
+            defined = _term(m.group(1))  # "Vertical transportation (VT) is ...": the term
+        if first and i == 0 and (m := _PRODUCT_NAME.match(s)) is not None:
+            name = m.group(1)
+        elif first and name and (m := _IT_DOES.match(s)) is not None:
+            # "It flags developing door problems 3-10 days ahead": the product's own
+            # "it", named, stands alone
+            s = f"{name} {s[m.end(1) :].lstrip()}"
         # The first sentence usually states the fact; a later one qualifies it. A
         # full clause of a readable length beats a long one or a fragment.
         score = -(3.0 if first else 0.6) * i - max(0, n - limit) * 0.08
@@ -514,6 +605,10 @@ def customer_fact(content: str, limit: int = 24, first: bool = False) -> Fact:
             score -= 4.0  # "Efficiently evaluating X needs tooling": a platitude, no product
         elif first and _DOES.search(s):
             score += 1.0  # "Weave provides a feedback system ...": what the product does
+        elif first and _SELF_DESCRIBED.match(s):
+            # "LiftSense is a non-proprietary IoT sensor kit that mounts on ...": what
+            # it is and how it is fitted, not what changes for the reader
+            score -= 2.5
         if best is None or score > best[0]:
             best = (score, s)
     if best is None:
@@ -525,6 +620,12 @@ def customer_fact(content: str, limit: int = 24, first: bool = False) -> Fact:
 
 
 _IT = re.compile(r"\b[Ii]t\b(?!')")
+_PRODUCT_NAME = re.compile(
+    r"^([A-Z][\w&.'+-]*(?:\s+(?:by|and|&|of|for|[A-Z0-9][\w&.'+-]*))*?)"
+    r"\s+(?:is|are|has|have|[a-z]+s)\b"
+)
+_IT_DOES = re.compile(r"^(It)\s+(?:also\s+)?[a-z]+s\b")
+_SELF_DESCRIBED = re.compile(r"^[A-Z][\w&.'+-]*(?:\s+\S+){0,4}?\s+(?:is|are)\s+an?\s")
 _DEFINED = re.compile(r"^(?:an?\s+|the\s+)?(.+?)\s+(?:is|are|refers? to|means)\s", re.IGNORECASE)
 
 
@@ -552,7 +653,7 @@ def _term(words: str) -> str:
 _OUTCOME_VERB = re.compile(
     r"\b(?:cut|cuts|cutting|reduc\w*|lower\w*|rais\w*|increas\w*|sav(?:e|es|ed|ing)|"
     r"reach\w*|halv\w*|doubl\w*|improv\w*|drop\w*|shorten\w*|fewer|faster|recover\w*|"
-    r"boost\w*|gain\w*|fell|falls?|rose|rises?)\b",
+    r"boost\w*|gain\w*|fell|falls?|rose|rises?|instead of)\b",
     re.IGNORECASE,
 )
 _FIGURE = re.compile(r"\d|\bpercent\b|\b(?:a|one) (?:third|half|quarter)\b", re.IGNORECASE)
@@ -624,7 +725,7 @@ def reason_clause(rationale: str, limit: int = 22) -> str:
     """An edge rationale as a reason a customer reads ("" when it talks about the graph
     or the product's positioning, or is not a full clause)."""
     for s in sentences(rationale)[:2]:
-        if is_meta(s):
+        if is_meta(s) or _QUOTED.search(s):
             continue
         s = _clean(_AUTHOR_TAIL.sub("", s.rstrip(".!? ")))
         if len(s.split()) < 5 or not has_finite_verb(s):
