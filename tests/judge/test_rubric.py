@@ -979,3 +979,31 @@ def test_a_figure_that_ends_a_sentence_of_the_graph_is_supported() -> None:
     sc = Scenario(prospect=Prospect(name="Priya Shah"), goal="Book a 20-minute call")
     grounding = RubricJudge(store).judge(email, sc).criteria["grounding"]
     assert "unsupported" not in grounding.reason, grounding.reason
+
+
+def test_a_result_the_prospect_s_own_notes_state_is_no_invention() -> None:
+    """ "Your remake rate roughly doubled to about 9%" told back from the notes read as a
+    result the graph does not state: the best email for that prospect scored 0.27
+    (round 14, a new graph). The same sentence with no such notes is still one."""
+    store = GraphStore.from_json(
+        [
+            {"id": "Customer Job", "content": "Dental labs make crowns from dentists' scans.",
+             "edges": [{"target": "Remakes", "label": "suffers", "rationale": "Bad scans."}]},
+            {"id": "Remakes", "content": "Remake rates of 5-10 percent are typical for single-unit crowns.",
+             "edges": [{"target": "Product Feature", "label": "is solved by", "rationale": "Checks scans."}]},
+            {"id": "Product Feature", "content": "ScanCheck checks every incoming scan within 90 seconds and asks for a rescan.", "edges": []},
+        ]
+    )  # fmt: skip
+    body = (
+        "Dear Linda,\n\nI understand your remake rate roughly doubled to about 9% last year. "
+        "Remake rates of 5-10 percent are typical for single-unit crowns.\n\nScanCheck checks "
+        "every incoming scan within 90 seconds and asks for a rescan.\n\nOpen to a 20-minute "
+        "call?\n\nBest regards,\nSam"
+    )
+    email = FinalEmail(subject="Crown remakes", body=body, citations=["Remakes", "Product Feature"])
+    notes = "Their remake rate roughly doubled to about 9% last year."
+    told = Scenario(prospect=Prospect(name="Linda Park", notes=notes), goal="Book a call")
+    bare = Scenario(prospect=Prospect(name="Linda Park"), goal="Book a call")
+    judge = RubricJudge(store)
+    assert "does not state" not in judge.judge(email, told).criteria["contradiction"].reason
+    assert "does not state" in judge.judge(email, bare).criteria["contradiction"].reason
