@@ -392,7 +392,7 @@ def test_notes_that_open_on_a_word_of_unknown_case_own_the_hearsay_at_the_end() 
         openings = {_middle(write_email(g, path, sc, st, SENDER).body)[0] for st in ALL_STYLES}
         for o in openings:
             if start:
-                assert o.startswith(start) and o.endswith(("right.", "gather.", "it.")), o
+                assert o.startswith(start) and o.endswith(("right.", "gather.", "it.", "told.")), o
             else:
                 assert " QA reviewers drift" in o, o
 
@@ -989,3 +989,38 @@ def test_the_ask_offers_what_the_goal_asks_for_to_the_reader_and_keeps_its_time(
             ).body
             ask = [p for p in body.split("\n\n") if p.endswith("?")][-1]
             assert must in ask and never not in ask.lower(), ask
+
+
+def test_a_walk_whose_way_on_runs_back_through_it_still_reaches_the_product() -> None:
+    """On a new graph every trained email ended on a node whose only way to the
+    product ran through a node the walk had passed: the product was never told, and
+    readers graded all six 1 or 2 ("never says what we sell")."""
+
+    def node(nid: str, content: str, *targets: str) -> dict:
+        edges = [{"target": t, "label": "leads to", "rationale": "Because."} for t in targets]
+        return {"id": nid, "content": content, "edges": edges}
+
+    store = GraphStore.from_json(
+        [
+            node("Customer Job", "Universities manage federal research grants.", "Late Transfers"),
+            node(
+                "Late Transfers",
+                "A third of cost transfers at some universities are late.",
+                "Manual Review",
+                "Product Feature",
+            ),
+            node(
+                "Manual Review",
+                "Grant accountants review every line of every award by hand.",
+                "Late Transfers",
+            ),
+            node(
+                "Product Feature", "AwardLens flags a charge posted to the wrong award in 48 hours."
+            ),
+        ]
+    )
+    sc = Scenario(prospect=Prospect(name="Angela Ruiz"), goal="Book a 20-minute call")
+    for s in ALL_STYLES[:8]:
+        e = write_email(store, ["Customer Job", "Late Transfers", "Manual Review"], sc, s)
+        assert e.citations[-1] == "Product Feature", e.citations
+        assert "AwardLens flags" in e.body or "with AwardLens" in e.body.lower(), e.body

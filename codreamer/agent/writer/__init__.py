@@ -41,29 +41,43 @@ __all__ = [
 def _to_feature(store: GraphStore, path: list[str], notes: str) -> list[str]:
     """`path` carried on to the nearest Product Feature reachable from its last node
     that reaches one (at each hop, the neighbour whose text best matches the notes):
-    a walk that stopped short still says what the seller does about its problem."""
+    a walk that stopped short still says what the seller does about its problem.
+    When every way on runs back through the walk, the route starts from an earlier
+    node; when none is left, the feature is told after the walk all the same (an
+    email that never says what the seller does is no sales email: blind readers, 1
+    of 5)."""
     if not path or is_product_feature(path[-1]):
         return path
     want = stems(notes)
-    out = list(path)
-    # from the last node that reaches one (a dead end's fact is still told)
-    start = next((n for n in reversed(path) if n in store and store.hops_to_feature(n)), None)
-    if start is None:
+    for start in reversed(path):
+        if start not in store or not store.hops_to_feature(start):
+            continue
+        route = _route(store, start, path, want)
+        if route:
+            return list(path) + route
+    features = [n for n in store.nodes if is_product_feature(n)]
+    if not features or not any(n in store for n in path):
         return path
-    cur = start
+    return list(path) + [min(features, key=lambda f: (-len(stems(store.content(f)) & want), f))]
+
+
+def _route(store: GraphStore, cur: str, path: list[str], want: frozenset[str]) -> list[str]:
+    """The hops from `cur` to a Product Feature through nodes not on `path`, each the
+    neighbour one hop nearer whose text best matches the notes ([] if there is none)."""
+    out: list[str] = []
     hops = store.hops_to_feature(cur)
     while hops:
         nxt = [
             nb.id
             for nb in store.out_neighbours(cur)
-            if store.hops_to_feature(nb.id) == hops - 1 and nb.id not in out
+            if store.hops_to_feature(nb.id) == hops - 1 and nb.id not in path and nb.id not in out
         ]
         if not nxt:
-            break
+            return []
         cur = max(nxt, key=lambda n: len(stems(store.content(n)) & want))
         out.append(cur)
         hops -= 1
-    return out if is_product_feature(out[-1]) else path
+    return out if out and is_product_feature(out[-1]) else []
 
 
 def write_email(

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from codreamer.agent.writer.grammar import has_finite_verb
+from codreamer.agent.writer.text import sentences
 
-_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 _AFTER_LINK = re.compile(
     r"(?:\b(?:because|since|that|so|and|but|while|whereas|although|when|if|of|to|is|are|"
     r"means|as)\s+|:\s+)([A-Z][a-z]+)\b"
@@ -38,7 +38,8 @@ _ALWAYS_CAPS = frozenset({"I", "I'm", "I'd", "I'll", "I've"})
 
 
 def split_sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SPLIT.split(text.strip()) if s.strip()]
+    """Sentences, not split after an abbreviation ("Dr. Okafor", "(e.g. TMT, Fleetio)")."""
+    return sentences(text)
 
 
 def problems(sentence: str, proper: Callable[[str], bool] = lambda w: False) -> list[str]:
