@@ -117,6 +117,30 @@ def _words(text: str) -> list[str]:
     return [w.strip(",.;:!?()\"'") for w in text.split()]
 
 
+# Past forms that are never participles ("rose", "took"): a finite verb wherever they
+# stand after a subject. A past form in -ed may be a participle ("Methods used to ..."),
+# unless the sentence says when it happened ("... last year required reviewing ...").
+_PURE_PAST = frozenset(
+    """
+    rose took ran grew fell began wrote saw went came ate drove gave spoke broke chose
+    knew threw flew froze stole rode sank rang drew wore tore shook forgot arose swore
+    """.split()
+)
+_PAST_OR_PARTICIPLE = frozenset(
+    """
+    lost paid spent made built sold hit had left kept found won held told brought bought
+    caught felt met sent set put cut shut hired fired missed
+    """.split()
+)
+_WHEN_PAST = re.compile(
+    r"\b(?:last (?:year|quarter|month|week|spring|summer|fall|autumn|winter)|ago|yesterday|"
+    r"in (?:19|20)\d\d|in (?:january|february|march|april|may|june|july|august|september|"
+    r"october|november|december)|this (?:spring|summer|fall|autumn|winter|year|quarter)|"
+    r"over the past (?:year|quarter|month|\w+ (?:years|months|quarters)))\b",
+    re.IGNORECASE,
+)
+
+
 @lru_cache(maxsize=65536)
 def has_finite_verb(text: str) -> bool:
     """Whether a sentence has a finite verb outside a relative clause: a heuristic
@@ -135,6 +159,18 @@ def has_finite_verb(text: str) -> bool:
             continue
         if w in AUX:
             return True
+        if (
+            i >= 1
+            and prev not in DETERMINERS
+            and (
+                w in _PURE_PAST
+                or (
+                    (w in _PAST_OR_PARTICIPLE or (w.endswith("ed") and len(w) > 4))
+                    and _WHEN_PAST.search(text)
+                )
+            )
+        ):
+            return True  # "Cycle time rose from 11 to 17 days", "Their team lost ... last year"
         if (
             i >= 1
             and words[i - 1][:1].isupper()

@@ -88,7 +88,9 @@ def _you(sentence: str) -> str:
     # roughly doubled ..."): told to the reader, it is theirs
     s = re.sub(r"^Their\b", "Your", s)
     words0 = s.split()
-    if words0[0] == "Your" and any(w.lower() in _PAST for w in words0[2:4]):
+    if words0[0] == "Your" and any(
+        w.lower() in _PAST or (w.endswith("ed") and len(w) > 4) for w in words0[2:6]
+    ):
         return s  # "Your team lost a six-dentist practice in January ...": a past fact
     words = s.split()
     first = words[0].lower()
@@ -115,14 +117,45 @@ def _you(sentence: str) -> str:
     return _cap(s)
 
 
+_HONORIFIC = re.compile(
+    r"^(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof)\.?\s+[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?(?=['’]s\s|\s+[a-z])"
+)
+
+
+def _named_as_pronoun(sentence: str, name: str) -> str:
+    """A note that names the reader ("Mr. Albrecht oversees ...", "Dana Kim's team
+    lost ...") with the name as "He"/"His", so it is told to them like any other:
+    read back in the third person to the person named, it is a mail merge gone wrong
+    (blind readers, 1 of 5)."""
+    words = [w for w in name.replace(".", " ").split() if w[:1].isupper()]
+    forms = sorted({name.strip(), " ".join(words[-2:]), *words[-1:], *words[:1]} - {""}, key=len)
+    m = _HONORIFIC.match(sentence)
+    if m is None:
+        for form in reversed(forms):
+            if len(form) > 1 and re.match(rf"{re.escape(form)}(?=['’]s\s|\s+[a-z])", sentence):
+                end = len(form)
+                break
+        else:
+            return sentence
+    else:
+        end = m.end()
+    rest = sentence[end:]
+    if rest[:2] in ("'s", "’s"):
+        return "His" + rest[2:]
+    return "He" + rest
+
+
 @lru_cache(maxsize=4096)
-def notes_told(notes: str) -> tuple[str, ...]:
+def notes_told(notes: str, name: str = "") -> tuple[str, ...]:
     """The notes' sentences told to the reader, in order (each without its full
-    stop); clauses joined by a semicolon count as sentences."""
+    stop); clauses joined by a semicolon count as sentences. The telling stops at the
+    first sentence that cannot be told: a later one may lean on it ("... if the
+    score does not come down" after the sentence about the score)."""
     out: list[str] = []
     for sent in sentences(notes or ""):
         for part in re.split(r";\s+", sent):
-            t = _you(part)
-            if t:
-                out.append(t)
+            t = _you(_named_as_pronoun(part, name))
+            if not t:
+                return tuple(out)
+            out.append(t)
     return tuple(out)

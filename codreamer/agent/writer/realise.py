@@ -363,7 +363,7 @@ class Realiser:
     def notes_sentences(self, plan: Plan) -> list[str]:
         """What the seller knows of the reader, told to them: the notes' sentence that
         bears most on the facts told (and the first one, when short enough), in order."""
-        told = notes_told(self.scenario.prospect.notes or "")
+        told = notes_told(self.scenario.prospect.notes or "", self.scenario.prospect.name)
         if not told:
             return []
         facts = " ".join(

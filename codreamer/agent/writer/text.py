@@ -302,6 +302,9 @@ def _cut(text: str, limit: int) -> str:
         last = head.rsplit(" ", 1)[-1].lower()
         if last in _NO_END:
             continue  # "evidence about" cannot end a sentence
+        opened = list(_OPENS_CLAUSE.finditer(head))
+        if opened and not has_finite_verb(head[opened[-1].end() :]):
+            continue  # "a justification that a PI | and an administrator must sign"
         before = head.rsplit(",", 1)
         if t[m.start()] == "," and len(before) == 2 and len(before[1].split()) <= 3:
             continue  # inside a list ("collection, preprocessing, training")
@@ -343,6 +346,8 @@ class Fact:
 
 
 _EMPTY = Fact("", "noun")
+# A clause opened and not yet given its verb: a cut inside it leaves it unfinished.
+_OPENS_CLAUSE = re.compile(r"\b(?:that|which|who|whom|whose|because|since|although|if)\b", re.I)
 _ANAPHOR = re.compile(
     r"^(?:it|this|these|those|they|that|such|by then|then|there|here|also|instead|"
     r"otherwise|in that case|at that point|reports|alerts)\b|\bat the same time\b|"
