@@ -120,17 +120,17 @@ def _words(text: str) -> list[str]:
 # Past forms that are never participles ("rose", "took"): a finite verb wherever they
 # stand after a subject. A past form in -ed may be a participle ("Methods used to ..."),
 # unless the sentence says when it happened ("... last year required reviewing ...").
-_PURE_PAST = frozenset(
+_PURE_PAST = wordset(
     """
     rose took ran grew fell began wrote saw went came ate drove gave spoke broke chose
     knew threw flew froze stole rode sank rang drew wore tore shook forgot arose swore
-    """.split()
+    """
 )
-_PAST_OR_PARTICIPLE = frozenset(
+_PAST_OR_PARTICIPLE = wordset(
     """
     lost paid spent made built sold hit had left kept found won held told brought bought
     caught felt met sent set put cut shut hired fired missed
-    """.split()
+    """
 )
 _WHEN_PAST = re.compile(
     r"\b(?:last (?:year|quarter|month|week|spring|summer|fall|autumn|winter)|ago|yesterday|"
