@@ -1007,3 +1007,18 @@ def test_a_result_the_prospect_s_own_notes_state_is_no_invention() -> None:
     judge = RubricJudge(store)
     assert "does not state" not in judge.judge(email, told).criteria["contradiction"].reason
     assert "does not state" in judge.judge(email, bare).criteria["contradiction"].reason
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Would it help if we set up a 90-day pilot on 50 rooftop units?",
+        "A three-tier system (e.g. high school 7:30, middle school 8:15) lets one bus cover three routes.",
+    ],
+)
+def test_good_grammar_the_check_once_misread(sentence: str, judge: RubricJudge) -> None:
+    """A question's "it help" and a list after "(e.g." were read as broken (round 14)."""
+    body = f"Hi Priya,\n\n{sentence} Frostline's probes alert the driver when a load drifts.\n\nOpen to a 20-minute call?\n\nBest,\nSam"
+    email = FinalEmail(subject="An idea", body=body, citations=["Product Feature"])
+    grammar = judge.judge(email, SCENARIO).criteria["grammar"]
+    assert grammar.score == 1.0, grammar.reason

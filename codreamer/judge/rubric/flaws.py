@@ -482,6 +482,12 @@ _AGREEMENT_FORMS = (
     r"(?:don'?t|doesn'?t|didn'?t) \w+ed\b|"
     r"(?:me and (?:my|the) team|me and \w+) (?:can|will|would)"
 )
+# A modal or an auxiliary just before "it"/"they" + verb: a question or a
+# causative, where the bare verb is right ("Would it help if we ...?").
+_INVERTED = re.compile(
+    r"\b(?:would|could|should|will|can|may|might|must|does|did|do|let|lets|make|makes|"
+    r"made|helps?|to)\s+$"
+)
 _AGREEMENT = re.compile(rf"\b(?:{_AGREEMENT_FORMS}|(\w{{3,}}) \1)\b")
 # A first pass for it: the forms (no back-reference) grouped by `any_of`, and the
 # repeated word ("the the") searched from the non-word character before it.
@@ -590,6 +596,8 @@ def _sentence_problems_of(
             continue
         if span[:3].lower() == "an " and span[3:].split()[0].isupper():
             continue  # "an SLA", "an MRI": a letter name that starts with a vowel sound
+        if _INVERTED.search(low, 0, m.start()):
+            continue  # "Would it help ...?", "Does it work", "let it help": no subject-verb pair
         probs.append((f"ungrammatical {span[:25]!r}", None))
         break
     return probs

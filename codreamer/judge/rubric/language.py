@@ -163,7 +163,8 @@ def sentences(body: str) -> list[Sentence]:
                 if (
                     merged
                     and (
-                        merged[-1].rsplit(None, 1)[-1].lower() in _ABBREVIATIONS
+                        merged[-1].rsplit(None, 1)[-1].lower().lstrip("([\"'“‘")
+                        in _ABBREVIATIONS  # "(e.g. high school 7:30, ...)" too
                         # "2. Each near miss ...": a numbered item's number
                         or _ITEM_NUMBER.fullmatch(merged[-1]) is not None
                         # "from 8 to 11 a.m. and many calls ...": a dotted abbreviation
