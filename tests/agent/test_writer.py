@@ -970,6 +970,9 @@ def test_the_ask_offers_what_the_goal_asks_for_to_the_reader_and_keeps_its_time(
     assert goal_object("Book a 30-minute meeting with her and the head of engineering") == (
         "a 30-minute meeting with you and the head of engineering"
     )
+    assert goal_object("Agree to a 90-day pilot on 50 rooftop units") == (
+        "a 90-day pilot on 50 rooftop units"
+    )
     assert not timed("a 30-day trial of ScanCheck")  # not "a trial next Tuesday"
     assert not timed("a 20-minute call before the October renewal")  # a time of its own
     assert timed("a 20-minute discovery call")

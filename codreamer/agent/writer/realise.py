@@ -153,8 +153,9 @@ def goal_variants(obj: str) -> tuple[str, ...]:
 # "Get agreement to a two-week pilot": what the reader is asked to agree to is the
 # object ("Would you be open to a two-week pilot ...?"), not the agreement.
 _AGREE_TO = re.compile(
-    r"^(?:get|secure|win|obtain|reach)\s+(?:(?:an?\s+)?agreement|a yes|sign-off|buy-in|"
-    r"approval|(?:a\s+)?commitment|(?:a\s+)?go-ahead)\s+(?:to|for|on)\s+"
+    r"^(?:(?:get|secure|win|obtain|reach)\s+(?:(?:an?\s+)?agreement|a yes|sign-off|buy-in|"
+    r"approval|(?:a\s+)?commitment|(?:a\s+)?go-ahead)\s+(?:to|for|on)|"
+    r"(?:get\s+(?:them|him|her)\s+to\s+)?agree\s+(?:to|on))\s+"
     r"(?=(?:a|an|the|one|two|three|\d))",
     re.IGNORECASE,
 )
