@@ -1022,3 +1022,24 @@ def test_good_grammar_the_check_once_misread(sentence: str, judge: RubricJudge) 
     email = FinalEmail(subject="An idea", body=body, citations=["Product Feature"])
     grammar = judge.judge(email, SCENARIO).criteria["grammar"]
     assert grammar.score == 1.0, grammar.reason
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Most contracts run 3-5 years, and owners who miss it are locked in for another term.",
+        "State aid formulas differ in Pennsylvania and New York.",
+    ],
+)
+def test_good_grammar_the_check_once_misread_on_new_graphs(
+    sentence: str, judge: RubricJudge
+) -> None:
+    """A relative clause's object ("who miss it are") and a two-word place name
+    ("and New York") were read as broken (round 14); "It are" and "because The" still are."""
+    body = f"Hi Priya,\n\n{sentence} Frostline's probes alert the driver when a load drifts.\n\nOpen to a 20-minute call?\n\nBest,\nSam"
+    email = FinalEmail(subject="An idea", body=body, citations=["Product Feature"])
+    assert judge.judge(email, SCENARIO).criteria["grammar"].score == 1.0
+    bad = email.model_copy(
+        update={"body": body.replace(sentence, "It are late because The vans fail.")}
+    )
+    assert judge.judge(bad, SCENARIO).criteria["grammar"].score < 1.0

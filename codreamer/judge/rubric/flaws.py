@@ -456,6 +456,8 @@ _CAP_AFTER = re.compile(
     r"\b(?:because|since|that|which|and|but|so|while|when|as|or|of|the|a|an|to|is|are)"
     r"[ ]+(?!I\b|I'|CEO|CFO|COO|CTO|VP|AI|API|SLA|OK)([A-Z][a-z]{2,})\b"
 )
+# The capitalised word goes on into a name ("Pennsylvania and New York", "Long Beach")
+_NAME_GOES_ON = re.compile(r" [A-Z][a-z]+")
 _LOWER_AFTER_COLON = re.compile(r": (?:[A-Z][a-z]+ ){0,1}")
 _CAP_AFTER_COLON_CLAUSE = re.compile(
     r"\b(?:matters because|reason is|this is why|the point is|problem is|which means)"
@@ -488,6 +490,8 @@ _INVERTED = re.compile(
     r"\b(?:would|could|should|will|can|may|might|must|does|did|do|let|lets|make|makes|"
     r"made|helps?|to)\s+$"
 )
+# "owners who miss it are locked in": "it" is the object of a relative clause's verb
+_OBJECT_IT = re.compile(r"\b(?:who|that|which)\s+\w+\s+$")
 _AGREEMENT = re.compile(rf"\b(?:{_AGREEMENT_FORMS}|(\w{{3,}}) \1)\b")
 # A first pass for it: the forms (no back-reference) grouped by `any_of`, and the
 # repeated word ("the the") searched from the non-word character before it.
@@ -579,6 +583,7 @@ def _sentence_problems_of(
         and (
             (m := _CAP_AFTER.search(text)) is not None
             and not _proper_noun(m.group(1), common)
+            and not _NAME_GOES_ON.match(text, m.end(1))
             or (m := _CAP_AFTER_COLON_CLAUSE.search(text)) is not None
             and not _proper_noun(m.group(1), common)
         )
@@ -596,7 +601,7 @@ def _sentence_problems_of(
             continue
         if span[:3].lower() == "an " and span[3:].split()[0].isupper():
             continue  # "an SLA", "an MRI": a letter name that starts with a vowel sound
-        if _INVERTED.search(low, 0, m.start()):
+        if _INVERTED.search(low, 0, m.start()) or _OBJECT_IT.search(low, 0, m.start()):
             continue  # "Would it help ...?", "Does it work", "let it help": no subject-verb pair
         probs.append((f"ungrammatical {span[:25]!r}", None))
         break
