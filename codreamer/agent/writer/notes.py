@@ -145,6 +145,27 @@ def _named_as_pronoun(sentence: str, name: str) -> str:
     return "He" + rest
 
 
+# A note on how to write to the reader ("Prefers formal, concise correspondence",
+# "Communicates formally"): advice for the sender, never told back to the reader
+# (blind readers, 1 of 5: "quotes an internal note about his correspondence").
+_HOW_TO_WRITE = re.compile(
+    r"\b(?:prefers?|likes?|wants?|expects?|responds? (?:best )?to)\b[^.;]{0,40}?"
+    r"\b(?:correspondence|e-?mails?|communications?|messages?|tone|writing|outreach)\b|"
+    r"\bcommunicates?\s+(?:formally|informally|briefly|concisely)\b|"
+    r"\b(?:formal|informal)\s+(?:tone|register|correspondence|address)\b",
+    re.IGNORECASE,
+)
+
+
+def prefers_formal(notes: str) -> bool:
+    """Whether the notes ask for formal address ("Prefers formal correspondence")."""
+    return any(
+        _HOW_TO_WRITE.search(s) and re.search(r"\bformal(?:ly)?\b", s, re.IGNORECASE)
+        for s in sentences(notes or "")
+        for s in re.split(r";\s+", s)
+    )
+
+
 @lru_cache(maxsize=4096)
 def notes_told(notes: str, name: str = "") -> tuple[str, ...]:
     """The notes' sentences told to the reader, in order (each without its full
@@ -154,6 +175,8 @@ def notes_told(notes: str, name: str = "") -> tuple[str, ...]:
     out: list[str] = []
     for sent in sentences(notes or ""):
         for part in re.split(r";\s+", sent):
+            if _HOW_TO_WRITE.search(part):
+                continue  # how to write to them is the sender's business
             t = _you(_named_as_pronoun(part, name))
             if not t:
                 return tuple(out)

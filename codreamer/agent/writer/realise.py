@@ -19,7 +19,7 @@ import jinja2
 from codreamer.agent.style import EmailStyle
 from codreamer.agent.writer.check import problems, repair
 from codreamer.agent.writer.grammar import wordset
-from codreamer.agent.writer.notes import notes_told
+from codreamer.agent.writer.notes import notes_told, prefers_formal
 from codreamer.agent.writer.plan import Plan, Step, overlap, stems
 from codreamer.agent.writer.subject import id_topic, shares_content_word, subject_topic
 from codreamer.agent.writer.text import for_customer, named_product, sentences
@@ -141,8 +141,9 @@ def goal_variants(obj: str) -> tuple[str, ...]:
             f"a {kind_what} ({n} minutes){rest}",
             f"a {what} of {n} minutes{rest}",
             f"a quick {n}-minute {what}{rest}",
-            f"{n} minutes for a {kind_what}{rest}",
         ]
+        if not rest.lstrip().startswith("for "):
+            out.append(f"{n} minutes for a {kind_what}{rest}")  # not "for a demo for the team"
         if what in ("call", "chat", "meeting") and not rest.strip():
             out.append(f"{n} minutes to talk it through{rest}")
     elif kind:
@@ -176,6 +177,32 @@ def goal_object(goal: str) -> str:
     g = _WS.sub(" ", goal).strip().rstrip(".!?")
     m = _AGREE_TO.match(g) or _GOAL_VERB.match(g)
     return _THEM.sub("you", g[m.end() :]) if m else ""
+
+
+_C_TITLE = re.compile(r"\bchief (\w+) officer\b", re.IGNORECASE)
+_THEIR_FIRM = re.compile(r"\bthe (?:company|firm|district|group|organi[sz]ation)['’]s\b")
+
+
+def reader_in_goal(obj: str, title: str) -> str:
+    """The goal's object with the reader in the second person: "a meeting with the CEO
+    and CFO", sent to the CEO, is "a meeting with you and your CFO"; "the company's head
+    of compliance" is "your head of compliance" (blind readers: "asks the CEO to meet
+    the CEO", "as if we'd introduce him to his own colleague")."""
+    if not obj:
+        return obj
+    obj = _THEIR_FIRM.sub("your", obj)
+    names = {title.strip().lower()} if title.strip() else set()
+    for m in _C_TITLE.finditer(title):
+        names.add(f"c{m.group(1)[0]}o".lower())
+    names |= {w.lower() for w in re.findall(r"\b(C[A-Z]O)\b", title)}
+    for name in sorted(names - {""}, key=len, reverse=True):
+        m = re.search(rf"\bthe {re.escape(name)}\b", obj, re.IGNORECASE)
+        if m:
+            rest = obj[m.end() :]
+            # "with you and the CFO": the others named after the reader are theirs
+            rest = re.sub(r"^(\s+and)\s+(?:the\s+)?(?=[A-Za-z])", r"\1 your ", rest)
+            return obj[: m.start()] + "you" + rest
+    return obj
 
 
 def timed(obj: str) -> bool:
@@ -333,7 +360,8 @@ class Realiser:
         self.key = f"{p.name}|{self.company}|{'/'.join(path)}|{style}"
         names = [p.name, self.company, sender.name, self.seller]
         self.vocab = vocab.for_names(names)
-        self.formal = style.formal
+        # notes that ask for formal address overrule the style's register
+        self.formal = style.formal or prefers_formal(scenario.prospect.notes or "")
 
     def v(self, slot: str) -> int:
         return _hash(self.key, slot)
@@ -480,7 +508,7 @@ class Realiser:
 
     def ask(self) -> str:
         goal = _WS.sub(" ", self.scenario.goal).strip().rstrip(".!?")
-        obj = goal_object(goal)
+        obj = reader_in_goal(goal_object(goal), self.scenario.prospect.title or "")
         if obj:
             options = goal_variants(obj)
             obj = options[self.v("goal") % len(options)]

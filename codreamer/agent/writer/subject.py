@@ -134,7 +134,24 @@ def _readable(node_id: str) -> str:
     topic = id_topic(node_id)
     if not topic or all(w.lower() in _SCHEMA_IDS for w in topic.split()):
         return ""
+    # "Low first-time fix rate at Summit Air" tells a stranger their numbers are bad
+    # (blind readers: "asserts a low fix rate with no basis"): the subject names the
+    # measure, not a verdict on it
+    words = topic.split()
+    if len(words) > 1 and words[0].lower() in _VERDICT and words[-1].lower() in _MEASURE:
+        topic = " ".join(words[1:])
     return topic
+
+
+_MEASURE = wordset(
+    """
+    rate rates ratio score scores time times margin margins yield utilization utilisation
+    accuracy coverage adoption productivity visibility performance morale retention
+    occupancy turnover churn conversion throughput uptime availability compliance quality
+    """
+)
+
+_VERDICT = wordset("low high poor weak slow bad inadequate insufficient excessive excess lagging")
 
 
 def _opening_np(fact: str) -> str:
