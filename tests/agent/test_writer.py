@@ -1067,3 +1067,55 @@ def test_a_cut_never_leaves_a_clause_without_its_verb() -> None:
     for limit in (10, 12, 14, 16, 20):
         out = cut(s, limit)
         assert not out.endswith("that a PI"), out
+
+
+def test_the_goal_speaks_to_the_reader_it_names_by_title() -> None:
+    from codreamer.agent.writer.realise import reader_in_goal
+
+    ceo = "President & Chief Executive Officer"
+    assert reader_in_goal("a 30-minute meeting with the CEO and CFO", ceo) == (
+        "a 30-minute meeting with you and your CFO"
+    )
+    assert reader_in_goal("a briefing with the superintendent and CFO", "Superintendent") == (
+        "a briefing with you and your CFO"
+    )
+    # another person's title is theirs
+    assert reader_in_goal("a briefing with the superintendent", "Assistant Superintendent") == (
+        "a briefing with the superintendent"
+    )
+    assert reader_in_goal("an introduction to the company's head of compliance", "Sales") == (
+        "an introduction to your head of compliance"
+    )
+
+
+def test_notes_on_how_to_write_are_never_told_and_formal_ones_are_followed() -> None:
+    from codreamer.agent.writer.notes import notes_told, prefers_formal
+
+    notes = "Prefers formal, concise correspondence. The firm reports $140M in service revenue."
+    assert notes_told(notes) == ("Your firm reports $140M in service revenue",)
+    assert prefers_formal(notes) and prefers_formal("Communicates formally; 3 sites.")
+    assert not prefers_formal("Runs a formal review of every vendor each year.")
+    store = GraphStore.from_json(_SLOT_GRAPH)
+    path = store.paths_to_features()[0]
+    sc = Scenario(prospect=Prospect(name="Dr. Evelyn Marsh", notes=notes), goal="Book a call")
+    for s in ALL_STYLES:
+        body = write_email(store, path, sc, s).body
+        assert body.startswith("Dear Dr. Marsh,") and "correspondence" not in body, body
+
+
+def test_a_subject_names_the_measure_not_a_verdict_on_the_reader() -> None:
+    from codreamer.agent.writer.subject import _readable
+
+    assert _readable("Low First-Time Fix Rate") == "first-time fix rate"
+    assert _readable("High Churn") == "churn"
+    assert _readable("Slow Dashboards") == "slow dashboards"  # the problem itself
+
+
+def test_what_the_product_does_is_told_only_in_a_sentence_of_readable_length() -> None:
+    long_does = (
+        "Acme is a platform for suppliers. It keeps every SKU's label, state registrations, "
+        "price postings and distributor assignments in one record, warns 60, 30 and 7 days "
+        "before each renewal or posting deadline, and files directly into state portals that "
+        "accept electronic submissions when the vintage changes across every market."
+    )
+    assert customer_fact(long_does, 30, True).text == "Acme is a platform for suppliers"
