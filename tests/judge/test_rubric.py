@@ -1043,3 +1043,14 @@ def test_good_grammar_the_check_once_misread_on_new_graphs(
         update={"body": body.replace(sentence, "It are late because The vans fail.")}
     )
     assert judge.judge(bad, SCENARIO).criteria["grammar"].score < 1.0
+
+
+def test_a_double_barrelled_surname_greets_the_reader(judge: RubricJudge) -> None:
+    """ "Dear Dr. Marsh-Pryor," to Dr. Evelyn Marsh-Pryor read as greeting someone else:
+    the default final email for her scored 0.004 (round 14); another name still is."""
+    body = "Dear Dr. Marsh-Pryor,\n\nFrostline's probes alert the driver when a load drifts.\n\nOpen to a 20-minute call?\n\nBest,\nSam"
+    email = FinalEmail(subject="An idea", body=body, citations=["Product Feature"])
+    sc = Scenario(prospect=Prospect(name="Dr. Evelyn Marsh-Pryor"), goal="Book a call")
+    assert "not the reader" not in judge.judge(email, sc).criteria["deception"].reason
+    other = email.model_copy(update={"body": body.replace("Marsh-Pryor", "Okafor-Lee")})
+    assert "not the reader" in judge.judge(other, sc).criteria["deception"].reason

@@ -130,6 +130,11 @@ def _greeted_wrong(email: EmailText, info: ScenarioInfo) -> str | None:
         return None
     if names & {info.first, info.last}:
         return None
+    # a double-barrelled name ("Dear Dr. Marsh-Pryor" for Evelyn Marsh-Pryor) is
+    # written whole in the greeting and split into words in the reader's name
+    parts = {p for n in names for p in re.split(r"[-'’]", n) if p}
+    if parts & {info.first, info.last}:
+        return None
     return m.group(2)
 
 
