@@ -192,16 +192,15 @@ def reader_in_goal(obj: str, title: str) -> str:
         return obj
     obj = _THEIR_FIRM.sub("your", obj)
     names = {title.strip().lower()} if title.strip() else set()
-    for m in _C_TITLE.finditer(title):
-        names.add(f"c{m.group(1)[0]}o".lower())
+    names |= {f"c{c.group(1)[0]}o".lower() for c in _C_TITLE.finditer(title)}
     names |= {w.lower() for w in re.findall(r"\b(C[A-Z]O)\b", title)}
     for name in sorted(names - {""}, key=len, reverse=True):
-        m = re.search(rf"\bthe {re.escape(name)}\b", obj, re.IGNORECASE)
-        if m:
-            rest = obj[m.end() :]
+        hit = re.search(rf"\bthe {re.escape(name)}\b", obj, re.IGNORECASE)
+        if hit:
+            rest = obj[hit.end() :]
             # "with you and the CFO": the others named after the reader are theirs
             rest = re.sub(r"^(\s+and)\s+(?:the\s+)?(?=[A-Za-z])", r"\1 your ", rest)
-            return obj[: m.start()] + "you" + rest
+            return obj[: hit.start()] + "you" + rest
     return obj
 
 
