@@ -1119,3 +1119,22 @@ def test_what_the_product_does_is_told_only_in_a_sentence_of_readable_length() -
         "accept electronic submissions when the vintage changes across every market."
     )
     assert customer_fact(long_does, 30, True).text == "Acme is a platform for suppliers"
+
+
+def test_a_product_sentence_never_leans_on_a_sentence_it_leaves_out() -> None:
+    """ "It also re-ranks overnight housekeeping moves ..." was told without the
+    sentence that named the product: every reader graded those emails 1 ("the
+    product is never named"), on a graph nobody had developed on (round 14)."""
+    content = (
+        "StackWise is an AI yard-planning layer that predicts each container's pickup "
+        "date. It also re-ranks overnight housekeeping moves to fix buried boxes."
+    )
+    told = customer_fact(content, 30, True).text
+    assert told.startswith("StackWise"), told
+    fitted_only = (
+        "StackWise is a sensor kit that mounts on any crane. It also re-ranks overnight "
+        "housekeeping moves to fix buried boxes before the gate opens."
+    )
+    assert customer_fact(fitted_only, 30, True).text == (
+        "StackWise re-ranks overnight housekeeping moves to fix buried boxes before the gate opens"
+    )

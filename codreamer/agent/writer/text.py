@@ -599,8 +599,13 @@ def customer_fact(content: str, limit: int = 24, first: bool = False) -> Fact:
         elif first and name and (m := _IT_DOES.match(s)) is not None:
             # "It flags developing door problems 3-10 days ahead": the product's own
             # "it", named, stands alone
-            s = f"{name} {s[m.end(1) :].lstrip()}"
+            # named, it stands alone: "also" pointed back at the sentence before
+            s = f"{name} {_THEN.sub('', s[m.end(1) :].lstrip())}"
             what_it_does = what_it_does or s
+        if first and i > 0 and _ANAPHOR.match(s):
+            # "It also re-ranks ...", unnamed: an email that never names what it sells
+            # (blind readers, 1 of 5: "'It also' refers to nothing")
+            continue
         # The first sentence usually states the fact; a later one qualifies it. A
         # full clause of a readable length beats a long one or a fragment.
         score = -(3.0 if first else 0.6) * i - max(0, n - limit) * 0.08
@@ -613,7 +618,7 @@ def customer_fact(content: str, limit: int = 24, first: bool = False) -> Fact:
             score -= 4.0  # "Efficiently evaluating X needs tooling": a platitude, no product
         elif first and _DOES.search(s):
             score += 1.0  # "Weave provides a feedback system ...": what the product does
-        elif first and _SELF_DESCRIBED.match(s):
+        elif first and _SELF_DESCRIBED.match(s) and not _DOES_AFTER_KIND.search(s):
             # "LiftSense is a non-proprietary IoT sensor kit that mounts on ...": what
             # it is and how it is fitted, not what changes for the reader
             score -= 2.5
@@ -644,7 +649,15 @@ _PRODUCT_NAME = re.compile(
     r"^([A-Z][\w&.'+-]*(?:\s+(?:by|and|&|of|for|[A-Z0-9][\w&.'+-]*))*?)"
     r"\s+(?:is|are|has|have|[a-z]+s)\b"
 )
-_IT_DOES = re.compile(r"^(It)\s+(?:also\s+)?[a-z]+s\b")
+_THEN = re.compile(r"^(?:also|then|now)\s+")
+_IT_DOES = re.compile(r"^(It)\s+(?:also\s+|then\s+|now\s+)?[a-z][a-z-]*s\b")
+# "... is an AI yard-planning layer that predicts each container's pickup date": what
+# it is, then what it does for the reader; "... a sensor kit that mounts on the car
+# top" says only how it is fitted.
+_DOES_AFTER_KIND = re.compile(
+    r"\b(?:that|which)\s+(?!(?:mounts?|installs?|connects?|integrates?|plugs?|sits?|"
+    r"attaches?|clips?|runs? on|works? with|fits?|bolts?|is|are)\b)[a-z]+s\b"
+)
 _SELF_DESCRIBED = re.compile(r"^[A-Z][\w&.'+-]*(?:\s+\S+){0,4}?\s+(?:is|are)\s+an?\s")
 _DEFINED = re.compile(r"^(?:an?\s+|the\s+)?(.+?)\s+(?:is|are|refers? to|means)\s", re.IGNORECASE)
 
