@@ -1138,3 +1138,44 @@ def test_a_product_sentence_never_leans_on_a_sentence_it_leaves_out() -> None:
     assert customer_fact(fitted_only, 30, True).text == (
         "StackWise re-ranks overnight housekeeping moves to fix buried boxes before the gate opens"
     )
+
+
+def test_an_example_of_a_size_is_not_the_reader() -> None:
+    """ "so a 20-store group has $10M+ on its shelves" told as "so your team has $10M+"
+    claimed a figure about a reader with 9 stores (blind readers: "$10M+ is false")."""
+    fact = "A store carries $500,000 of stock, so a 20-store group has $10M+ sitting on shelves"
+    assert to_reader(fact, ("groups",)) == fact
+    assert to_reader("Groups still order by hand", ("groups",)) == "you still order by hand"
+
+
+def test_notes_keep_the_reader_s_facts_and_leave_out_how_we_know_them() -> None:
+    from codreamer.agent.writer.notes import notes_told
+
+    assert notes_told(
+        "Her team wrote off $740,000 of expired stock last year, and she told a trade-show "
+        "contact that half of it could have been moved.",
+        "Ann Lee",
+    ) == ("Your team wrote off $740,000 of expired stock last year",)
+    assert notes_told("Two of their city stores received B grades last year.") == (
+        "Two of your city stores received B grades last year",
+    )
+    assert notes_told("Is evaluating a rival add-on and wants to compare results first.") == (
+        "You are evaluating a rival add-on and want to compare results first",
+    )
+
+
+def test_formal_notes_without_a_title_greet_by_full_name() -> None:
+    store = GraphStore.from_json(_SLOT_GRAPH)
+    path = store.paths_to_features()[0]
+    sc = Scenario(
+        prospect=Prospect(name="Margaret Harmon", notes="Prefers formal correspondence."),
+        goal="Book a call",
+    )
+    for s in ALL_STYLES[:6]:
+        assert write_email(store, path, sc, s).body.startswith("Dear Margaret Harmon,")
+
+
+def test_the_plain_swaps_keep_a_superlative() -> None:
+    from codreamer.agent.writer.voice import plain
+
+    assert plain("the most commonly reported setting") == "the most commonly reported setting"

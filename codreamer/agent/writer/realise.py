@@ -317,12 +317,16 @@ def graph_facts(store: GraphStore) -> tuple[Vocabulary, frozenset[str]]:
     return vocab, repeated
 
 
-def _greeting_name(name: str, formal: bool) -> str:
+def _greeting_name(name: str, formal: bool, full: bool = False) -> str:
     """First name; formally, title and surname when the name carries a title (a
-    stranger's gender is never guessed, so no title is made up)."""
+    stranger's gender is never guessed, so no title is made up); `full`, when the
+    notes ask for formal address and there is no title: first name and surname
+    ("Dear Margaret Harmon", not "Dear Margaret")."""
     words = name.split()
     if not words:
         return name
+    if full and formal and words[0].rstrip(".").lower() not in _HONORIFICS and len(words) > 1:
+        return f"{words[0]} {words[-1]}"
     title = _HONORIFICS.get(words[0].rstrip(".").lower())
     if title and len(words) > 1:
         return (
@@ -360,7 +364,8 @@ class Realiser:
         names = [p.name, self.company, sender.name, self.seller]
         self.vocab = vocab.for_names(names)
         # notes that ask for formal address overrule the style's register
-        self.formal = style.formal or prefers_formal(scenario.prospect.notes or "")
+        self.asked_formal = prefers_formal(scenario.prospect.notes or "")
+        self.formal = style.formal or self.asked_formal
 
     def v(self, slot: str) -> int:
         return _hash(self.key, slot)
@@ -484,7 +489,7 @@ class Realiser:
                 _S.greeting(
                     self.formal,
                     self.v("greet"),
-                    _greeting_name(p.name, self.formal),
+                    _greeting_name(p.name, self.formal, self.asked_formal),
                     self.neutral,
                 )
             ),

@@ -74,6 +74,10 @@ def _you(words: list[str], i: int, plural: bool) -> list[str] | None:
         return None
     if j > 0 and words[j - 1].lower() in _PREP_BEFORE:
         return None  # "new agents at SaaS companies" is not "new agents at you"
+    if any(re.search(r"\d", w) for w in words[j:i]):
+        # "so a 20-store group has $10M+ on its shelves" is an example of a size, not
+        # the reader (blind readers: "$10M+ is false for 9 stores")
+        return None
     who = "you" if plural else "your team"
     return words[:j] + [who] + words[i + 1 :]
 
@@ -195,6 +199,8 @@ def _swap(m: re.Match[str]) -> str:
     hit = m.group(0)
     if _in_name(m.string[: m.start()], m.string[m.end() :], hit):
         return hit
+    if hit.lower() == "commonly" and m.string[: m.start()].rstrip().lower().endswith("most"):
+        return hit  # "the most commonly reported", not "the most typically reported"
     repl = _SWAPS.get(hit.lower(), hit)
     return repl[:1].upper() + repl[1:] if hit[:1].isupper() else repl
 
@@ -217,6 +223,20 @@ def plain(text: str) -> str:
 
 
 _IRREGULAR_BASE = {"has": "have", "does": "do", "goes": "go", "is": "are", "was": "were"}
+
+
+_TO_VERBS = {
+    "wants": "want",
+    "needs": "need",
+    "plans": "plan",
+    "hopes": "hope",
+    "expects": "expect",
+    "intends": "intend",
+    "tries": "try",
+    "aims": "aim",
+    "prefers": "prefer",
+    "likes": "like",
+}
 
 
 @lru_cache(maxsize=65536)
@@ -242,7 +262,10 @@ def you_form(predicate: str) -> str:
             nxt = base(words[i + 1])
             after = words[i + 2].lower() if i + 2 < len(words) else ""
             low = words[i + 1].lower()
-            if low in ("is", "was", "has", "does"):
+            if low in _TO_VERBS:
+                # "... and wants to compare results" -> "... and want to compare results"
+                words[i + 1] = _TO_VERBS[low]
+            elif low in ("is", "was", "has", "does"):
                 # "... and is responsible for audits" -> "... and are responsible ..."
                 words[i + 1] = {"is": "are", "was": "were", "has": "have", "does": "do"}[low]
             elif nxt is not None and after != "to":
