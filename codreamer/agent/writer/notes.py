@@ -87,7 +87,9 @@ def _you(sentence: str) -> str:
     # notes on a company open on "Their" for the reader's own ("Their remake rate
     # roughly doubled ..."): told to the reader, it is theirs
     s = re.sub(r"^Their\b", "Your", s)
-    s = re.sub(r"\bof their\b", "of your", s)  # "Two of their stores received B grades"
+    # "Two of their stores received B grades": the company's, when the sentence opens
+    # on it ("Crews spend most of their time" is the crews')
+    s = re.sub(r"^((?:\w+\s+){1,2})of their\b", r"\1of your", s)
     words0 = s.split()
     if words0[0] == "Your" and any(
         w.lower() in _PAST or (w.endswith("ed") and len(w) > 4) for w in words0[2:6]
