@@ -970,6 +970,9 @@ def test_the_ask_offers_what_the_goal_asks_for_to_the_reader_and_keeps_its_time(
     assert goal_object("Book a 30-minute meeting with her and the head of engineering") == (
         "a 30-minute meeting with you and the head of engineering"
     )
+    assert goal_object("Request an introduction to her VP of Membership") == (
+        "an introduction to your VP of Membership"
+    )
     assert goal_object("Agree to a 90-day pilot on 50 rooftop units") == (
         "a 90-day pilot on 50 rooftop units"
     )
@@ -1164,15 +1167,22 @@ def test_notes_keep_the_reader_s_facts_and_leave_out_how_we_know_them() -> None:
     )
 
 
-def test_formal_notes_without_a_title_greet_by_full_name() -> None:
+def test_a_formal_greeting_uses_the_title_the_notes_call_the_reader_by() -> None:
+    """Readers marked both "Dear Margaret" to a reader who asked for formality and the
+    stiff "Dear Richard Castellano": the notes' own "Mr. Castellano" is the title to
+    use; none is ever guessed; a suffix ("III") is never greeted."""
     store = GraphStore.from_json(_SLOT_GRAPH)
     path = store.paths_to_features()[0]
-    sc = Scenario(
-        prospect=Prospect(name="Margaret Harmon", notes="Prefers formal correspondence."),
-        goal="Book a call",
-    )
-    for s in ALL_STYLES[:6]:
-        assert write_email(store, path, sc, s).body.startswith("Dear Margaret Harmon,")
+
+    def greeting(name: str, notes: str) -> set[str]:
+        sc = Scenario(prospect=Prospect(name=name, notes=notes), goal="Book a call")
+        return {write_email(store, path, sc, s).body.split("\n")[0] for s in ALL_STYLES[:6]}
+
+    assert greeting("Richard Castellano", "Mr. Castellano prefers formal correspondence.") == {
+        "Dear Mr Castellano,"
+    }
+    assert greeting("Margaret Harmon", "Prefers formal correspondence.") == {"Dear Margaret,"}
+    assert greeting("William Beauregard III", "Prefers formal correspondence.") == {"Dear William,"}
 
 
 def test_the_plain_swaps_keep_a_superlative() -> None:

@@ -88,6 +88,7 @@ _S: Any = _Frames(_ENV.get_template("sentences.j2").module)
 # a graph of its own): greeted without a name.
 NEUTRAL_NAMES = frozenset({"there", "reader", "colleague"})
 _HONORIFICS = {"dr": "Dr.", "mr": "Mr", "mrs": "Mrs", "ms": "Ms", "mx": "Mx", "prof": "Professor"}
+_SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv", "phd", "md", "esq", "cpa", "mba"})
 _WS = re.compile(r"\s+")
 _NOTES_BEAR = 2  # stems a notes sentence shares with the facts told, to be told
 _SAID_BEFORE = 0.6  # share of a fact's stems an earlier sentence already holds: not told again
@@ -162,7 +163,13 @@ _AGREE_TO = re.compile(
 )
 # The goal speaks of the reader in the third person ("a meeting with her and the head
 # of engineering"); the email speaks to them.
-_THEM = re.compile(r"\b(?:her|him)\b(?!\s+(?:team|own)\b)", re.IGNORECASE)
+# "her"/"his" before a noun is theirs ("an introduction to her VP" -> "your VP"); "her"
+# or "him" as an object is them ("a meeting with her and ..." -> "with you and ...")
+_THEIR_OWN = re.compile(
+    r"\b(?:his|her)\b(?=\s+(?!(?:and|or|to|at|for|with|in|on|about|before|after)\b)[A-Za-z])",
+    re.IGNORECASE,
+)
+_THEM = re.compile(r"\b(?:her|him)\b", re.IGNORECASE)
 _TIMED = re.compile(
     r"\b(?:before|by|next|this|within|ahead of|during|after|until|tomorrow|today|"
     r"monday|tuesday|wednesday|thursday|friday|january|february|march|april|may|june|"
@@ -176,7 +183,7 @@ def goal_object(goal: str) -> str:
     """'Secure a 20-minute discovery call' -> 'a 20-minute discovery call' ('' if no match)."""
     g = _WS.sub(" ", goal).strip().rstrip(".!?")
     m = _AGREE_TO.match(g) or _GOAL_VERB.match(g)
-    return _THEM.sub("you", g[m.end() :]) if m else ""
+    return _THEM.sub("you", _THEIR_OWN.sub("your", g[m.end() :])) if m else ""
 
 
 _C_TITLE = re.compile(r"\bchief (\w+) officer\b", re.IGNORECASE)
@@ -317,16 +324,18 @@ def graph_facts(store: GraphStore) -> tuple[Vocabulary, frozenset[str]]:
     return vocab, repeated
 
 
-def _greeting_name(name: str, formal: bool, full: bool = False) -> str:
-    """First name; formally, title and surname when the name carries a title (a
-    stranger's gender is never guessed, so no title is made up); `full`, when the
-    notes ask for formal address and there is no title: first name and surname
-    ("Dear Margaret Harmon", not "Dear Margaret")."""
-    words = name.split()
+def _greeting_name(name: str, formal: bool, notes: str = "") -> str:
+    """First name; formally, title and surname when the name carries a title, or when
+    the seller's notes call the reader by one ("Mr. Castellano leads ..."): a
+    stranger's gender is never guessed, so no title is made up (and "Dear Richard
+    Castellano" reads stiff to readers). A suffix ("III", "Jr.") is never a name."""
+    words = [w for w in name.split() if w.rstrip(".,").lower() not in _SUFFIXES]
     if not words:
         return name
-    if full and formal and words[0].rstrip(".").lower() not in _HONORIFICS and len(words) > 1:
-        return f"{words[0]} {words[-1]}"
+    if formal and len(words) > 1 and words[0].rstrip(".").lower() not in _HONORIFICS:
+        called = re.search(rf"\b(Mr|Mrs|Ms|Mx|Dr|Prof)\.?\s+{re.escape(words[-1])}\b", notes or "")
+        if called:
+            return f"{_HONORIFICS[called.group(1).lower()]} {words[-1]}"
     title = _HONORIFICS.get(words[0].rstrip(".").lower())
     if title and len(words) > 1:
         return (
@@ -489,7 +498,7 @@ class Realiser:
                 _S.greeting(
                     self.formal,
                     self.v("greet"),
-                    _greeting_name(p.name, self.formal, self.asked_formal),
+                    _greeting_name(p.name, self.formal, p.notes or ""),
                     self.neutral,
                 )
             ),

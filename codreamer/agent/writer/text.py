@@ -593,7 +593,10 @@ def customer_fact(content: str, limit: int = 24, first: bool = False) -> Fact:
             s = _named(s, defined)
         bare = _ASIDE.sub("", s)
         if not first and (m := _DEFINED.match(bare)) is not None and is_definition(bare):
-            defined = _term(m.group(1))  # "Vertical transportation (VT) is ...": the term
+            # "Vertical transportation (VT) is ...": the term; "A PMS is ...": with "a"
+            defined = _term(m.group(2))
+            if m.group(1) and m.group(1).strip().lower() in ("a", "an"):
+                defined = f"the {defined}"
         if first and i == 0 and (m := _PRODUCT_NAME.match(s)) is not None:
             name = m.group(1)
         elif first and name and (m := _IT_DOES.match(s)) is not None:
@@ -659,7 +662,7 @@ _DOES_AFTER_KIND = re.compile(
     r"attaches?|clips?|runs? on|works? with|fits?|bolts?|is|are)\b)[a-z]+s\b"
 )
 _SELF_DESCRIBED = re.compile(r"^[A-Z][\w&.'+-]*(?:\s+\S+){0,4}?\s+(?:is|are)\s+an?\s")
-_DEFINED = re.compile(r"^(?:an?\s+|the\s+)?(.+?)\s+(?:is|are|refers? to|means)\s", re.IGNORECASE)
+_DEFINED = re.compile(r"^(an?\s+|the\s+)?(.+?)\s+(?:is|are|refers? to|means)\s", re.IGNORECASE)
 
 
 def _named(sentence: str, term: str) -> str:
