@@ -1189,3 +1189,17 @@ def test_the_plain_swaps_keep_a_superlative() -> None:
     from codreamer.agent.writer.voice import plain
 
     assert plain("the most commonly reported setting") == "the most commonly reported setting"
+
+
+def test_a_note_told_with_the_reader_as_subject_makes_their_things_theirs() -> None:
+    from codreamer.agent.writer.notes import notes_told
+
+    assert notes_told(
+        "Does not own yard planning but works closely with the manager of their largest terminal."
+    ) == (
+        "You do not own yard planning but work closely with the manager of your largest terminal",
+    )
+    # with another subject, a "their" may be another party's: it stays
+    assert notes_told("The group is buying two distilleries to merge their compliance teams.") == (
+        "The group is buying two distilleries to merge their compliance teams",
+    )

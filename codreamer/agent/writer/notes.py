@@ -200,6 +200,10 @@ def notes_told(notes: str, name: str = "") -> tuple[str, ...]:
                     continue
                 part = part[:cut]
             t = _you(_named_as_pronoun(part, name))
+            if t.startswith("You "):
+                # told with the reader as its subject, "their" is the reader's too
+                # ("You are evaluating an add-on from their wholesaler")
+                t = _THEIR.sub("your", t)
             if not t:
                 return tuple(out)
             out.append(t)

@@ -258,7 +258,7 @@ def you_form(predicate: str) -> str:
     words[0] = first
     # "defines and manages", "fills X, collects Y, and routes Z": the coordinated verbs too
     for i in range(1, len(words) - 1):
-        if words[i].lower() in ("and", "or") or words[i].endswith(","):
+        if words[i].lower() in ("and", "or", "but") or words[i].endswith(","):
             nxt = base(words[i + 1])
             after = words[i + 2].lower() if i + 2 < len(words) else ""
             low = words[i + 1].lower()
