@@ -1203,3 +1203,8 @@ def test_a_note_told_with_the_reader_as_subject_makes_their_things_theirs() -> N
     assert notes_told("The group is buying two distilleries to merge their compliance teams.") == (
         "The group is buying two distilleries to merge their compliance teams",
     )
+
+
+def test_a_job_title_in_the_goal_keeps_its_capitals() -> None:
+    assert not problems("Would you consider an introduction to your VP of Membership?")
+    assert problems("Costs rise because of Membership churn.")

@@ -1029,6 +1029,7 @@ def test_good_grammar_the_check_once_misread(sentence: str, judge: RubricJudge) 
     [
         "Most contracts run 3-5 years, and owners who miss it are locked in for another term.",
         "State aid formulas differ in Pennsylvania and New York.",
+        "The report goes to the VP of Membership every Monday.",
     ],
 )
 def test_good_grammar_the_check_once_misread_on_new_graphs(

@@ -37,6 +37,14 @@ _STRAY = re.compile(r"\s[,.;:?!]|[,;:]{2,}|[,;:][.?!]|\.\.(?!\.)|\(\s*\)|^\W")
 _ALWAYS_CAPS = frozenset({"I", "I'm", "I'd", "I'll", "I've"})
 
 
+# A job title's "of" ("VP of Membership", "Head of Clinical Operations"): the word
+# after it is part of the title.
+_TITLE_OF = re.compile(
+    r"\b(?:VP|SVP|EVP|AVP|Vice President|President|Head|Director|Chief|Manager|Dean|"
+    r"Officer|Secretary|Minister|Commissioner|Superintendent) of [A-Z][a-z]+$"
+)
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences, not split after an abbreviation ("Dr. Okafor", "(e.g. TMT, Fleetio)")."""
     return sentences(text)
@@ -53,6 +61,8 @@ def problems(sentence: str, proper: Callable[[str], bool] = lambda w: False) -> 
         out.append("starts in lower case")
     for m in _AFTER_LINK.finditer(s):
         w = m.group(1)
+        if _TITLE_OF.search(s, 0, m.end()):
+            continue  # "your VP of Membership": a job title keeps its capitals
         if w not in _ALWAYS_CAPS and not proper(w):
             out.append(f"capitalised '{w}' mid-sentence")
             break
