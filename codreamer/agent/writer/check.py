@@ -39,7 +39,7 @@ _ALWAYS_CAPS = frozenset({"I", "I'm", "I'd", "I'll", "I've"})
 
 # A job title's "of" ("VP of Membership", "Head of Clinical Operations"): the word
 # after it is part of the title.
-_TITLE_OF = re.compile(
+TITLE_OF = re.compile(
     r"\b(?:VP|SVP|EVP|AVP|Vice President|President|Head|Director|Chief|Manager|Dean|"
     r"Officer|Secretary|Minister|Commissioner|Superintendent) of [A-Z][a-z]+$"
 )
@@ -61,7 +61,7 @@ def problems(sentence: str, proper: Callable[[str], bool] = lambda w: False) -> 
         out.append("starts in lower case")
     for m in _AFTER_LINK.finditer(s):
         w = m.group(1)
-        if _TITLE_OF.search(s, 0, m.end()):
+        if TITLE_OF.search(s, 0, m.end()):
             continue  # "your VP of Membership": a job title keeps its capitals
         if w not in _ALWAYS_CAPS and not proper(w):
             out.append(f"capitalised '{w}' mid-sentence")

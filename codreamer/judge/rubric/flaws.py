@@ -19,6 +19,7 @@ import re
 from difflib import SequenceMatcher
 from functools import lru_cache
 
+from codreamer.agent.writer.check import TITLE_OF  # one list of job titles for both
 from codreamer.judge.rubric.first_pass import any_of
 from codreamer.judge.rubric.language import LIST_ITEM
 from codreamer.judge.rubric.text_criteria import EmailText, ScenarioInfo
@@ -461,11 +462,6 @@ _CAP_AFTER = re.compile(
     r"\b(?:because|since|that|which|and|but|so|while|when|as|or|of|the|a|an|to|is|are)"
     r"[ ]+(?!I\b|I'|CEO|CFO|COO|CTO|VP|AI|API|SLA|OK)([A-Z][a-z]{2,})\b"
 )
-# A job title's "of" ("VP of Membership", "Head of Clinical Operations")
-_TITLE_OF = re.compile(
-    r"\b(?:VP|SVP|EVP|AVP|Vice President|President|Head|Director|Chief|Manager|Dean|"
-    r"Officer|Secretary|Minister|Commissioner|Superintendent) of [A-Z][a-z]+$"
-)
 # The capitalised word goes on into a name ("Pennsylvania and New York", "Long Beach")
 _NAME_GOES_ON = re.compile(r" [A-Z][a-z]+")
 _LOWER_AFTER_COLON = re.compile(r": (?:[A-Z][a-z]+ ){0,1}")
@@ -594,7 +590,7 @@ def _sentence_problems_of(
             (m := _CAP_AFTER.search(text)) is not None
             and not _proper_noun(m.group(1), common)
             and not _NAME_GOES_ON.match(text, m.end(1))
-            and _TITLE_OF.search(text, 0, m.end(1)) is None
+            and TITLE_OF.search(text, 0, m.end(1)) is None
             or (m := _CAP_AFTER_COLON_CLAUSE.search(text)) is not None
             and not _proper_noun(m.group(1), common)
         )
