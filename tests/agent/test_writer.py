@@ -1208,3 +1208,15 @@ def test_a_note_told_with_the_reader_as_subject_makes_their_things_theirs() -> N
 def test_a_job_title_in_the_goal_keeps_its_capitals() -> None:
     assert not problems("Would you consider an introduction to your VP of Membership?")
     assert problems("Costs rise because of Membership churn.")
+
+
+def test_a_cut_never_takes_one_item_of_a_list_for_the_whole_object() -> None:
+    """ "Rootline combines soil moisture probes." was all a new graph's product said
+    (readers: "product sentence truncated")."""
+    s = (
+        "Rootline combines soil moisture probes, local ET weather data and pivot telemetry "
+        "into a daily irrigation recommendation for every field, and lets managers stop "
+        "pivots from a phone"
+    )
+    for limit in (8, 12, 16, 24):
+        assert not cut(s, limit).endswith("soil moisture probes"), cut(s, limit)

@@ -290,6 +290,7 @@ def _cut(text: str, limit: int) -> str:
     if len(t.split()) < 10:
         t = text
     ok: list[int] = []
+    last_resort: list[int] = []  # cuts inside what may be a list of long items
     for m in _BOUNDARY.finditer(t):
         rest = t[m.end() :].lstrip()
         if _KEEP_AFTER.match(rest) or (
@@ -312,6 +313,15 @@ def _cut(text: str, limit: int) -> str:
             continue
         if t[m.start()] == "," and re.match(r"^\S+(?:\s+\S+){0,2}?(?:,|\s(?:and|or)\s)", rest):
             continue  # a list goes on after this item
+        n = len(head.split())
+        if t[m.start()] == "," and re.match(r"^\S+(?:\s+\S+){3,4}?(?:,|\s(?:and|or)\s)", rest):
+            # maybe a list of longer items ("combines soil moisture probes, | local ET
+            # weather data and pivot telemetry into ...": cut there, the verb's object
+            # is one item of three): cut there only when nothing else keeps the
+            # sentence short enough to read
+            if 6 <= n <= limit and has_finite_verb(head) == has_finite_verb(t):
+                last_resort.append(m.start())
+            continue
         if rest.startswith(("and ", "or ")) and len(before) == 2 and len(before[1].split()) <= 3:
             continue  # the "and" closes a list ("from A, B and C"): "from A, B." is cut short
         if rest.startswith(("and ", "or ")):
@@ -325,10 +335,13 @@ def _cut(text: str, limit: int) -> str:
                 after[: nxt.start()] if nxt else after
             ):
                 continue
-        n = len(head.split())
         if 6 <= n <= limit and has_finite_verb(head) == has_finite_verb(t):
             ok.append(m.start())
-    return t[: ok[-1]] if ok else t
+    if ok:
+        return t[: ok[-1]]
+    if last_resort and len(t.split()) > _LONGEST:
+        return t[: last_resort[-1]]
+    return t
 
 
 @dataclass(frozen=True, slots=True)
