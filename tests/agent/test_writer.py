@@ -1220,3 +1220,14 @@ def test_a_cut_never_takes_one_item_of_a_list_for_the_whole_object() -> None:
     )
     for limit in (8, 12, 16, 24):
         assert not cut(s, limit).endswith("soil moisture probes"), cut(s, limit)
+
+
+def test_a_node_is_told_by_a_sentence_that_does_not_point_back() -> None:
+    """ "When that supervisor is out, jobs stall ..." was told without the sentence
+    that introduced the supervisor (readers: "'that supervisor' lacks an antecedent")."""
+    content = (
+        "In most shops the press schedule lives on a whiteboard or in the head of one "
+        "production supervisor. When that supervisor is out, jobs stall because nobody "
+        "else knows the plan."
+    )
+    assert customer_fact(content).text.startswith("In most shops the press schedule")

@@ -628,6 +628,11 @@ def customer_fact(content: str, limit: int = 24, first: bool = False) -> Fact:
         score += 0.5 if has_finite_verb(s) else 0.0
         if _ANAPHOR.match(s):
             score -= 1.0  # "It ranges from ..." needs the sentence before it
+        elif i > 0 and _POINTS_BACK.search(s):
+            # "When that supervisor is out, ...", "Reconstructing that trail ...": "that"
+            # names something only the sentence before it said (blind readers: "'that
+            # supervisor' lacks an antecedent")
+            score -= 2.0
         if not first and is_lecture(s):
             score -= 5.0  # a definition is never told: another sentence of the node may be
         if first and _GENERAL_OPENING.match(s):
@@ -660,6 +665,12 @@ def customer_fact(content: str, limit: int = 24, first: bool = False) -> Fact:
 
 
 _IT = re.compile(r"\b[Ii]t\b(?!')")
+_POINTS_BACK = re.compile(
+    r"\b(?:when|if|once|until|since|because|after|before|with|without|of|for|in|on|at|"
+    r"from|by|to|\w+ing)\s+(?:that|this|these|those)\s+"
+    r"(?!is\b|are\b|was\b|were\b|will\b|can\b|would\b|could\b|may\b|might\b)[a-z]",
+    re.IGNORECASE,
+)
 _LONGEST = 40  # words: a longer sentence reads as a run-on (the judge marks 45)
 _PRODUCT_NAME = re.compile(
     r"^([A-Z][\w&.'+-]*(?:\s+(?:by|and|&|of|for|[A-Z0-9][\w&.'+-]*))*?)"
