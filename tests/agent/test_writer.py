@@ -1227,7 +1227,8 @@ def test_a_node_is_told_by_a_sentence_that_does_not_point_back() -> None:
     that introduced the supervisor (readers: "'that supervisor' lacks an antecedent")."""
     content = (
         "In most shops the press schedule lives on a whiteboard or in the head of one "
-        "production supervisor. When that supervisor is out, jobs stall because nobody "
+        "production supervisor, and it is rebuilt by hand several times a day as proofs are "
+        "approved and paper arrives. When that supervisor is out, jobs stall because nobody "
         "else knows the plan."
     )
     assert customer_fact(content).text.startswith("In most shops the press schedule")
