@@ -1014,32 +1014,19 @@ def test_a_result_the_prospect_s_own_notes_state_is_no_invention() -> None:
     [
         "Would it help if we set up a 90-day pilot on 50 rooftop units?",
         "A three-tier system (e.g. high school 7:30, middle school 8:15) lets one bus cover three routes.",
-    ],
-)
-def test_good_grammar_the_check_once_misread(sentence: str, judge: RubricJudge) -> None:
-    """A question's "it help" and a list after "(e.g." were read as broken (round 14)."""
-    body = f"Hi Priya,\n\n{sentence} Frostline's probes alert the driver when a load drifts.\n\nOpen to a 20-minute call?\n\nBest,\nSam"
-    email = FinalEmail(subject="An idea", body=body, citations=["Product Feature"])
-    grammar = judge.judge(email, SCENARIO).criteria["grammar"]
-    assert grammar.score == 1.0, grammar.reason
-
-
-@pytest.mark.parametrize(
-    "sentence",
-    [
         "Most contracts run 3-5 years, and owners who miss it are locked in for another term.",
         "State aid formulas differ in Pennsylvania and New York.",
         "The report goes to the VP of Membership every Monday.",
     ],
 )
-def test_good_grammar_the_check_once_misread_on_new_graphs(
-    sentence: str, judge: RubricJudge
-) -> None:
-    """A relative clause's object ("who miss it are") and a two-word place name
-    ("and New York") were read as broken (round 14); "It are" and "because The" still are."""
+def test_good_grammar_the_check_once_misread(sentence: str, judge: RubricJudge) -> None:
+    """Round 14, on new graphs: a question's "it help", a list after "(e.g.", a relative
+    clause's object ("who miss it are"), a two-word place name ("and New York") and a
+    job title ("VP of Membership") were read as broken; "It are" and "because The" still are."""
     body = f"Hi Priya,\n\n{sentence} Frostline's probes alert the driver when a load drifts.\n\nOpen to a 20-minute call?\n\nBest,\nSam"
     email = FinalEmail(subject="An idea", body=body, citations=["Product Feature"])
-    assert judge.judge(email, SCENARIO).criteria["grammar"].score == 1.0
+    grammar = judge.judge(email, SCENARIO).criteria["grammar"]
+    assert grammar.score == 1.0, grammar.reason
     bad = email.model_copy(
         update={"body": body.replace(sentence, "It are late because The vans fail.")}
     )
