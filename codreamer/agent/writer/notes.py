@@ -174,9 +174,9 @@ _HOW_WE_KNOW = re.compile(
 def prefers_formal(notes: str) -> bool:
     """Whether the notes ask for formal address ("Prefers formal correspondence")."""
     return any(
-        _HOW_TO_WRITE.search(s) and re.search(r"\bformal(?:ly)?\b", s, re.IGNORECASE)
-        for s in sentences(notes or "")
-        for s in re.split(r";\s+", s)
+        _HOW_TO_WRITE.search(part) and re.search(r"\bformal(?:ly)?\b", part, re.IGNORECASE)
+        for sent in sentences(notes or "")
+        for part in re.split(r";\s+", sent)
     )
 
 

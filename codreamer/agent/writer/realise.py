@@ -373,8 +373,7 @@ class Realiser:
         names = [p.name, self.company, sender.name, self.seller]
         self.vocab = vocab.for_names(names)
         # notes that ask for formal address overrule the style's register
-        self.asked_formal = prefers_formal(scenario.prospect.notes or "")
-        self.formal = style.formal or self.asked_formal
+        self.formal = style.formal or prefers_formal(scenario.prospect.notes or "")
 
     def v(self, slot: str) -> int:
         return _hash(self.key, slot)
