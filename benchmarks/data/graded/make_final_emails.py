@@ -39,6 +39,16 @@ GRADED = Path(__file__).resolve().parent
 DEFAULT_SENDER = Sender().model_dump()
 
 
+def default_final(settings: Settings, store, scenario, seed: int, sender: Sender) -> dict:
+    """The final email file of one default single-prospect run (RunSpec's defaults)."""
+    paths = new_local_run(
+        settings, store, RunSpec(seed=seed, sender=sender).loop_config([scenario])
+    )
+    result = run_learn_loop(paths, settings=settings)
+    assert result.status == "succeeded", result.error
+    return json.loads(paths.final_email.read_text())
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--prefix", required=True, help="file prefix and email kind")
@@ -68,11 +78,9 @@ def main() -> None:
             rows = []
             for sid, sc in items:
                 for seed in range(args.seeds):
-                    spec = RunSpec(seed=seed, sender=Sender.model_validate(sender or {}))
-                    paths = new_local_run(settings, store, spec.loop_config([sc]))
-                    result = run_learn_loop(paths, settings=settings)
-                    assert result.status == "succeeded", result.error
-                    fin = json.loads(paths.final_email.read_text())
+                    fin = default_final(
+                        settings, store, sc, seed, Sender.model_validate(sender or {})
+                    )
                     rows.append(
                         {
                             "id": f"{g}-{sid}-{args.prefix}-final-{seed}",

@@ -14,15 +14,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import tempfile
 from pathlib import Path
 
-from codreamer.config import Settings
-from codreamer.graph.store import GraphStore
-from codreamer.loop.learn_loop import run_learn_loop
-from codreamer.loop.local import new_local_run
-from codreamer.models import Scenario, Sender
-from codreamer.runs.spec import RunSpec
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from make_final_emails import default_final  # noqa: E402
+
+from codreamer.config import Settings  # noqa: E402
+from codreamer.graph.store import GraphStore  # noqa: E402
+from codreamer.models import Scenario, Sender  # noqa: E402
 
 
 def graphs_in(folder: Path) -> list[tuple[str, Path, Path]]:
@@ -58,10 +60,7 @@ def main() -> None:
             for raw in json.loads(prospects.read_text()):
                 sc = Scenario.model_validate(raw)
                 for seed in range(args.seeds):
-                    config = RunSpec(seed=seed, sender=sender).loop_config([sc])
-                    paths = new_local_run(settings, store, config)
-                    run_learn_loop(paths, settings=settings)
-                    final = json.loads(paths.final_email.read_text())
+                    final = default_final(settings, store, sc, seed, sender)
                     row = {
                         "id": f"{name}-{sc.id}-s{seed}",
                         "graph": name,
