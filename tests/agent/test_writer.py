@@ -1232,3 +1232,66 @@ def test_a_node_is_told_by_a_sentence_that_does_not_point_back() -> None:
         "else knows the plan."
     )
     assert customer_fact(content).text.startswith("In most shops the press schedule")
+
+
+def test_notes_give_one_hook_and_never_tell_the_reader_their_own_job(repo_root: Path) -> None:
+    """Readers graded notes openers of two sentences (who the reader is, then the
+    problem) 1.84 of 5 and a one-sentence hook 2.65: the email tells the one notes
+    sentence that bears most on its facts, and never one that only says who the
+    reader is ("You run a 40-truck reefer fleet in Ohio")."""
+    from codreamer.agent.writer.notes import is_role
+
+    store = load_graph(repo_root / "data" / "graph.json")
+    notes = (
+        "She runs a 40-truck reefer fleet out of Columbus, Ohio. Her team lost two loads of "
+        "chilled dairy to a failed reefer compressor in June, and the retailer charged the "
+        "spoilage write-off back to them. She reports to the COO."
+    )
+    sc = Scenario(
+        id="role-then-pain",
+        prospect=Prospect(name="Dana Ruiz", title="Fleet Manager", company="Ruiz Cold Haul",
+                          notes=notes),  # fmt: skip
+        goal="Book a 20-minute call",
+    )
+    walk = ["Customer Job", "Reefer Unit Failures", "Spoilage Write-offs", "Product Feature"]
+    walk = [n for n in walk if n in store] or shortest_path(store, "Customer Job")
+    for style in ALL_STYLES[::7]:
+        body = write_email(store, walk, sc, style).body
+        assert "40-truck" not in body and "COO" not in body, body
+        told = [s for s in ("lost two loads", "40-truck", "reports to") if s in body]
+        assert len(told) <= 1, body
+    assert is_role("You run a 40-truck reefer fleet out of Columbus, Ohio")
+    assert is_role("You oversee an organization of 640 employees across 11 stations")
+    assert not is_role(
+        "You run two plants, and one of them missed three deliveries to a bank in March"
+    )
+    assert not is_role("You are comparing sensor vendors you could resell")
+
+
+def test_sentences_the_writer_shortens_or_turns_stay_whole_and_agree() -> None:
+    """Defects blind readers found on graphs the writer had never seen (round 15):
+    a product named "X by Y Systems is" turned to "are"; "counsel told her they ..."
+    told as "told your they"; a fact cut inside an aside ("under the FLSA and, in
+    states.")."""
+    from codreamer.agent.writer.notes import notes_told
+    from codreamer.agent.writer.voice import agree
+
+    assert agree("ShiftProof by Brightwell Systems is a mobile app.").startswith(
+        "ShiftProof by Brightwell Systems is "
+    )
+    assert agree("Slow dashboards goes hand in hand with churn.").startswith(
+        "Slow dashboards go "
+    )
+    told = notes_told(
+        "In February the company received a notice, and counsel told her they have no "
+        "reliable records to show breaks were offered.",
+        "Lucia Ramos",
+    )
+    assert told and "told you they have" in told[0]
+    fact = (
+        "Janitorial employers face federal overtime rules under the FLSA and, in states "
+        "such as California, strict meal and rest break requirements with a one-hour "
+        "premium for each missed break."
+    )
+    out = cut(fact, 22)
+    assert not re.search(r"\b(?:and|or|but),\s[^,]*$", out), out

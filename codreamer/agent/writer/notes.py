@@ -37,7 +37,11 @@ _BARE_NOUN = wordset(
 )
 _HE_SHE = re.compile(r"\b(she|he)\s+(\w+)", re.IGNORECASE)
 _HER_OBJECT = re.compile(
-    r"\b(her|him)\b(?=\s*(?:[,.;]|$|to\b|that\b|and\b|for\b|with\b|about\b|in\b|on\b|at\b))",
+    r"\b(her|him)\b(?=\s*(?:[,.;]|$|to\b|that\b|and\b|for\b|with\b|about\b|in\b|on\b|at\b|"
+    # a clause or an object after her ("counsel told her they have ...", "sent her
+    # the report"): she is the object
+    r"they\b|we\b|it\b|he\b|she\b|the\b|a\b|an\b|this\b|these\b|those\b|there\b|what\b|"
+    r"how\b|why\b|when\b|whether\b|if\b))",
     re.IGNORECASE,
 )
 _HER_HIS = re.compile(r"\b(her|his)\b", re.IGNORECASE)
@@ -169,6 +173,31 @@ _HOW_WE_KNOW = re.compile(
     r"\baccording to (?:a|an|our)\b|\bwe (?:heard|learned|were told)\b",
     re.IGNORECASE,
 )
+
+
+# Who the reader is, and nothing else ("You lead a team of six agronomists serving
+# about 400 grower members", "You oversee an organization of 640 employees across 11
+# stations"): told back, it tells them their own job. Blind readers of round 14's
+# panels graded notes openers of 35-60 words (mostly such a sentence and then the
+# problem) 1.84 of 5, against 2.65 for openers of 20-35 words: "reads her notes back
+# like a dossier", "tells the CTO her own business". A sentence that goes on to a problem
+# or a change ("..., and two of them missed ...", "... since the GMD cut ...") is
+# not only a role.
+_ROLE = re.compile(
+    r"^You (?:lead|manage|run|oversee|head|direct|own|supervise|coordinate|operate|"
+    r"serve|cover|are responsible for|are in charge of|look after|"
+    r"report to|joined|work (?:as|at|for|in|on|with)|are (?:the|a|an) )\b",
+)
+_GOES_ON = re.compile(
+    r"(?:[,;:] (?:and|but|so|yet|which|where|though)\b|[;:]| \b(?:but|while|whereas|although|"
+    r"though|after|since|because|until|unless|despite)\b)",
+    re.IGNORECASE,
+)
+
+
+def is_role(told: str) -> bool:
+    """Whether a notes sentence, told to the reader, only says who they are."""
+    return bool(_ROLE.match(told)) and not _GOES_ON.search(told)
 
 
 def prefers_formal(notes: str) -> bool:

@@ -19,7 +19,7 @@ import jinja2
 from codreamer.agent.style import EmailStyle
 from codreamer.agent.writer.check import problems, repair
 from codreamer.agent.writer.grammar import wordset
-from codreamer.agent.writer.notes import notes_told, prefers_formal
+from codreamer.agent.writer.notes import is_role, notes_told, prefers_formal
 from codreamer.agent.writer.plan import Plan, Step, overlap, stems
 from codreamer.agent.writer.subject import id_topic, shares_content_word, subject_topic
 from codreamer.agent.writer.text import for_customer, named_product, sentences
@@ -402,8 +402,10 @@ class Realiser:
         return self._ok(cap + ".")
 
     def notes_sentences(self, plan: Plan) -> list[str]:
-        """What the seller knows of the reader, told to them: the notes' sentence that
-        bears most on the facts told (and the first one, when short enough), in order."""
+        """What the seller knows of the reader, told to them: the one notes sentence
+        that bears most on the facts told. One hook, not a dossier: never a sentence
+        that only says who the reader is (`notes.is_role`), nor one that leans on the
+        sentence before it ("This ...") when that one is not told."""
         told = notes_told(self.scenario.prospect.notes or "", self.scenario.prospect.name)
         if not told:
             return []
@@ -415,34 +417,25 @@ class Realiser:
             + [self.store.content(n) for n in self.path[1:-1] if n in self.store]
         )
         want = stems(facts)
-        scores = [len(stems(t) & want) for t in told]
-        best = max(range(len(told)), key=lambda i: (scores[i], -i))
-        if scores[best] < _NOTES_BEAR:
+        fit = [
+            i
+            for i, t in enumerate(told)
+            if not is_role(t) and (i == 0 or not _NEEDS_BEFORE.match(t))
+        ]
+        scores = {i: len(stems(told[i]) & want) for i in fit}
+        if not scores or max(scores.values()) < _NOTES_BEAR:
             # notes the facts do not bear on are not told: an incident named and then
             # left for another topic reads worse than a plain email, and echoing them
             # would make every walk look relevant to the judge that trains the policy
             return []
-        picks = sorted({0, best}) if best != 0 else [0]
-        if sum(len(told[i].split()) for i in picks) > 48:
-            picks = [best]
-        out: list[str] = []
-        for k, i in enumerate(picks):
-            t = told[i]
-            if k == 0:
-                # the reader's own situation, owned as what the seller heard; a
-                # sentence that cannot take the lead-in is not told bare
-                low = "y" + t[1:] if t.startswith(("You ", "Your ")) else self.vocab.lowered(t)
-                if not low and self.vocab.known_name(t.split(" ", 1)[0]):
-                    low = t  # "I understand EMR rose ...": a name stays as written
-                c = str(_S.notes_opening(self.v("notes"), low, t))
-                s = self._ok(c)
-                if not s:
-                    break
-            else:
-                s = self._ok(t + ".")
-            if s:
-                out.append(s)
-        return out
+        t = told[max(scores, key=lambda i: (scores[i], -i))]
+        # the reader's own situation, owned as what the seller heard; a sentence that
+        # cannot take the lead-in is not told bare
+        low = "y" + t[1:] if t.startswith(("You ", "Your ")) else self.vocab.lowered(t)
+        if not low and self.vocab.known_name(t.split(" ", 1)[0]):
+            low = t  # "I understand EMR rose ...": a name stays as written
+        s = self._ok(str(_S.notes_opening(self.v("notes"), low, t)))
+        return [s] if s else []
 
     def product_sentence(self, ch: Step) -> str:
         if not ch.fact.ok:

@@ -279,12 +279,18 @@ def sentences(text: str) -> list[str]:
     return out
 
 
+# A head that ends inside an aside opened after a conjunction ("... and, in states")
+_OPEN_ASIDE = re.compile(r"\b(?:and|or|but),\s[^,]*$")
+
+
 def _cut(text: str, limit: int) -> str:
     """About `limit` words, cut only at a clause boundary and never just before a
     contrast or a cause ("while popular ones run short" is the point)."""
     if len(text.split()) <= limit:
         return text
     t = _EXAMPLES_TAIL.sub("", text)  # examples go first: they are not the point
+    if _OPEN_ASIDE.search(t):
+        t = text  # the examples sat in an aside: "under the FLSA and, in states | such as"
     if len(t.split()) <= limit and len(t.split()) >= 10:
         return t
     if len(t.split()) < 10:
@@ -303,6 +309,8 @@ def _cut(text: str, limit: int) -> str:
         last = head.rsplit(" ", 1)[-1].lower()
         if last in _NO_END:
             continue  # "evidence about" cannot end a sentence
+        if _OPEN_ASIDE.search(head):
+            continue  # inside an aside: "under the FLSA and, in states | such as ..."
         opened = list(_OPENS_CLAUSE.finditer(head))
         if opened and not has_finite_verb(head[opened[-1].end() :]):
             continue  # "a justification that a PI | and an administrator must sign"

@@ -300,6 +300,7 @@ _AGREE_VERBS = wordset(
     """
 )
 _NOT_PLURAL = ("ss", "us", "is", "ics", "news", "series", "ous")
+_HEAD_BEFORE = frozenset({"by", "of", "from", "at", "for", "with", "in", "on"})
 
 
 @lru_cache(maxsize=65536)
@@ -314,6 +315,10 @@ def agree(text: str) -> str:
     head = subj[-1].lower()
     if any(w.lower().endswith("ing") for w in subj):
         return text  # "Evaluating LLM applications needs ...": a gerund is singular
+    if any(w in _HEAD_BEFORE for w in subj[1:]) or (len(subj) > 1 and subj[-1][:1].isupper()):
+        # "ShiftProof by Brightwell Systems is ...": the head is what comes before
+        # "by"/"of", and a capitalised last word ends a name (a company is one)
+        return text
     verb = m.group("verb")
     if head.endswith(_NOT_PLURAL) or head.endswith("'s"):
         return text
