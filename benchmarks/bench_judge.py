@@ -10,6 +10,11 @@ Prints one JSON object. The main figures are on the graded corpus' held-out grap
 - detection: per bad kind, the share scoring below the median good email
 - emails_per_s_one_core_afresh: fresh judges and no memo of embeddings or judgements
 
+- system_emails_on_panels: the system's own default emails that the blind panels of
+  rounds 14 and 15 graded (old main against the writer of the day, on graphs that
+  are not held out): how the judge ranks the emails the learner chooses between,
+  which the corpus figures, spread from insulting to excellent, do not show
+
 The same on the tuning graphs (fitted on: for reference), and the older sets:
 calibration.jsonl (tuned on in round 3), heldout.jsonl and blind.jsonl (AUC, good
 against bad).
@@ -177,6 +182,57 @@ def graded(graph_ids: list[str], show: bool = False) -> dict:
             }
             for k, v in sorted(by_source.items())
         },  # fmt: skip
+    }
+
+
+def system_emails_on_panels() -> dict:
+    """Spearman of the judge with the mean reader grade on the panels' emails
+    (`round14/panels`, `round15/panels`): every email of a panel, paired or not."""
+    judges: dict[str, RubricJudge] = {}
+    pooled: list[tuple[float, float]] = []
+    per: dict[str, float] = {}
+    for rnd in ("round14", "round15"):
+        root = _graded.GRADED / rnd
+        for folder in sorted((root / "panels").iterdir()):
+            key = json.loads((folder / "key.json").read_text())
+            emails = {}
+            for f in folder.glob("emails-*.jsonl"):
+                version = "old" if f.name.startswith("emails-old") else "new"
+                for line in f.read_text().splitlines():
+                    row = json.loads(line)
+                    emails[(version, row["id"])] = row
+            grades: dict[str, list[int]] = {}
+            for f in sorted(folder.glob("r*.jsonl")):
+                for line in f.read_text().splitlines():
+                    g = json.loads(line)
+                    grades.setdefault(g["id"], []).append(int(g["grade"]))
+            scored = []
+            for pid, (version, eid) in key.items():
+                row = emails[(version, eid)]
+                graph = row["graph"]
+                if graph not in judges:
+                    judges[graph] = RubricJudge(load_graph(root / "graphs" / f"{graph}.json"))
+                sc = next(
+                    Scenario.model_validate(s)
+                    for s in json.loads((root / "prospects" / f"{graph}.json").read_text())
+                    if s["id"] == row["scenario"]
+                )
+                total = (
+                    judges[graph]
+                    .judge(
+                        FinalEmail.model_validate(row["email"]),
+                        sc,
+                        Sender.model_validate(row["sender"]),
+                    )
+                    .total
+                )
+                scored.append((total, statistics.fmean(grades[pid])))
+            per[f"{rnd}/{folder.name}"] = round(spearman(*zip(*scored, strict=True)), 4)
+            pooled += scored
+    return {
+        "emails": len(pooled),
+        "spearman": round(spearman(*zip(*pooled, strict=True)), 4),
+        "by_panel": per,
     }
 
 
@@ -372,6 +428,7 @@ def main() -> None:
         "tuning": tuning,
         "adversarial_tuning_graphs": adversarial(tuning["median_good"]),
         "older_sets": old_sets(),
+        "system_emails_on_panels": system_emails_on_panels(),
         **graded_throughput(split["heldout"]),
         "targets": {
             "heldout.spearman": ">= 0.80, or within 0.05 of inter-reader agreement if lower",
