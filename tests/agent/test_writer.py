@@ -18,7 +18,7 @@ import pytest
 from codreamer.agent.style import ALL_STYLES, STYLE_CHOICES, EmailStyle
 from codreamer.agent.writer import write_email
 from codreamer.agent.writer.check import broken_sentences, problems, repair
-from codreamer.agent.writer.realise import Vocabulary, goal_object, graph_facts
+from codreamer.agent.writer.realise import Vocabulary, goal_object, goal_variants, graph_facts
 from codreamer.agent.writer.subject import _offered_np
 from codreamer.agent.writer.text import _cut as cut
 from codreamer.agent.writer.text import (
@@ -1249,8 +1249,9 @@ def test_notes_give_one_hook_and_never_tell_the_reader_their_own_job(repo_root: 
     )
     sc = Scenario(
         id="role-then-pain",
-        prospect=Prospect(name="Dana Ruiz", title="Fleet Manager", company="Ruiz Cold Haul",
-                          notes=notes),  # fmt: skip
+        prospect=Prospect(
+            name="Dana Ruiz", title="Fleet Manager", company="Ruiz Cold Haul", notes=notes
+        ),  # fmt: skip
         goal="Book a 20-minute call",
     )
     walk = ["Customer Job", "Reefer Unit Failures", "Spoilage Write-offs", "Product Feature"]
@@ -1279,9 +1280,7 @@ def test_sentences_the_writer_shortens_or_turns_stay_whole_and_agree() -> None:
     assert agree("ShiftProof by Brightwell Systems is a mobile app.").startswith(
         "ShiftProof by Brightwell Systems is "
     )
-    assert agree("Slow dashboards goes hand in hand with churn.").startswith(
-        "Slow dashboards go "
-    )
+    assert agree("Slow dashboards goes hand in hand with churn.").startswith("Slow dashboards go ")
     told = notes_told(
         "In February the company received a notice, and counsel told her they have no "
         "reliable records to show breaks were offered.",
@@ -1295,3 +1294,37 @@ def test_sentences_the_writer_shortens_or_turns_stay_whole_and_agree() -> None:
     )
     out = cut(fact, 22)
     assert not re.search(r"\b(?:and|or|but),\s[^,]*$", out), out
+
+
+def test_notes_that_open_on_what_the_reader_is_doing_are_told_as_a_sentence() -> None:
+    """Round 15's readers: "If I have it right, evaluating replacements for the phone
+    IVR ..." and "Curious whether AI-suggested redaction ..., I gather" are broken
+    openers; "In March they lost ..." slips a pronoun. Told to the reader, each is
+    theirs, whole; a gerund that is the sentence's subject stays as it is."""
+    from codreamer.agent.writer.notes import notes_told
+
+    told = notes_told(
+        "Evaluating replacements for the phone IVR clock-in system before the contract "
+        "renews in July; curious whether geofenced punches work in large warehouses."
+    )
+    assert told == (
+        "You are evaluating replacements for the phone IVR clock-in system before the "
+        "contract renews in July",
+        "You are curious whether geofenced punches work in large warehouses",
+    )
+    assert notes_told("In March they lost a $420,000-a-year office campus to a rival.") == (
+        "In March you lost a $420,000-a-year office campus to a rival",
+    )
+    assert notes_told("Onboarding takes three weeks for every new hire.") == (
+        "Onboarding takes three weeks for every new hire",
+    )
+
+
+def test_a_meeting_of_something_keeps_its_kind() -> None:
+    """ "Set up a 45-minute demo of video redaction ..." was asked as "a 45-minute
+    conversation of video redaction" (every reader: "garbled ask"): what "of" belongs
+    to is the kind, which stays."""
+    variants = goal_variants("a 45-minute demo of video redaction for the records unit")
+    assert variants and all(" demo " in f" {v} " for v in variants), variants
+    assert not any("minutes of video" in v for v in variants), variants
+    assert any("conversation" in v for v in goal_variants("a 20-minute call"))

@@ -53,9 +53,27 @@ _IRREGULAR = {"is": "are", "has": "have", "was": "were", "does": "do", "says": "
 _THEIR = re.compile(r"\btheir\b")
 # A bare state that opens the notes: a participle or an adjective and its preposition
 _STATE = re.compile(
-    r"^(?:\w+ed|keen|eager|unhappy|anxious|wary|sceptical|skeptical|open|new)\s+"
-    r"(?:about|by|with|over|on|in|of|to|that|for)\b",
+    r"^(?:\w+ed|keen|eager|unhappy|anxious|wary|sceptical|skeptical|open|new|curious|"
+    r"unsure|uncertain|undecided)\s+"
+    r"(?:about|by|with|over|on|in|of|to|that|for|whether|if|how|what|why|which)\b",
     re.IGNORECASE,
+)
+# A note that opens on what the reader is doing ("Evaluating replacements for the
+# IVR clock-in system before ...", "Comparing portal vendors"): a bare participle,
+# told as "You are evaluating ..." (read back bare, it is a fragment: blind readers,
+# round 15, "broken opening fragment").
+_DOING = re.compile(r"^(?:[A-Za-z]{3,}ing)\s+(?!(?:is|are|was|were|has|have)\b)", re.IGNORECASE)
+_ING_NOUNS = wordset(
+    """
+    billing building ceiling clothing during engineering evening everything funding
+    housing marketing meeting morning nothing pricing ring scheduling something
+    spring staffing string thing training wing onboarding offboarding according
+    """
+)
+# "In March they lost a contract": in notes on a company, "they" opening the sentence
+# (or its time phrase) is the reader's company; told to them, it is "you".
+_THEY_LEAD = re.compile(
+    r"^((?:(?:In|On|At|By|Since|Last|This|Earlier|Over|During)\b[^,;]{0,30}?,?\s+)?)[Tt]hey\b"
 )
 _WE = re.compile(r"\b(?:we|our|ours|us|ourselves)\b", re.IGNORECASE)
 _FIGURE_START = re.compile(r"^(?:about|around|over|nearly|almost|roughly|\$|\d)", re.IGNORECASE)
@@ -77,6 +95,15 @@ def _you(sentence: str) -> str:
     s = _PAREN.sub("", _WS.sub(" ", sentence)).strip().rstrip(".!?;: ")
     if len(s.split()) < 4 or _WE.search(s):
         return ""  # "we"/"our" in the seller's notes: whose data is it? Not told.
+    s = _THEY_LEAD.sub(lambda m: m.group(1) + ("you" if m.group(1) else "You"), s, count=1)
+    words_ = s.split()
+    if (
+        _DOING.match(s)
+        and words_[0].lower() not in _ING_NOUNS
+        and len(words_) > 2
+        and not has_finite_verb(words_[1])  # "Onboarding takes three weeks": a subject
+    ):
+        s = "You are " + s[0].lower() + s[1:]
     lead = re.match(r"^(?:she|he)\s+(?=\w)", s, re.IGNORECASE)
     told_rest = you_form(s[lead.end() :]) if lead else ""
     if told_rest:

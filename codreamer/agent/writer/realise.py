@@ -135,12 +135,19 @@ def goal_variants(obj: str) -> tuple[str, ...]:
     out = [obj]
     kind_what = f"{kind} {what}" if kind else what
     if n:
+        # "of ..." belongs to the kind ("a demo of video redaction"): never "a
+        # conversation of video redaction" nor "a demo of 45 minutes of video ..."
+        of_what = rest.lstrip().lower().startswith("of ")
         out += [
             f"{n} minutes on a {what}{rest}",
             f"a short {n}-minute {what}{rest}",
-            f"a {n}-minute conversation{rest}",
+            *(
+                [f"a {n}-minute conversation{rest}"]
+                if what.lower() in ("call", "chat", "meeting") and not of_what
+                else []
+            ),
             f"a {kind_what} ({n} minutes){rest}",
-            f"a {what} of {n} minutes{rest}",
+            *([f"a {what} of {n} minutes{rest}"] if not of_what else []),
             f"a quick {n}-minute {what}{rest}",
         ]
         if not rest.lstrip().startswith("for "):
