@@ -70,6 +70,8 @@ from codreamer.judge.rubric.language import concepts
 from codreamer.judge.rubric.meaning import embed
 from codreamer.judge.rubric.natural import graph_spans, naturalness, vocabulary
 from codreamer.judge.rubric.own_business import told_own_business
+from codreamer.judge.rubric.places import COST as PLACE_COST
+from codreamer.judge.rubric.places import other_state_rule
 from codreamer.judge.rubric.screens import screen
 from codreamer.judge.rubric.semantic import (
     GraphVectors,
@@ -346,6 +348,15 @@ class RubricJudge:
             results["contradiction"] = contradiction(
                 ev, cites.resolved, gv, allowed_lower, screened.prose
             )
+            pr = scenario.prospect
+            where = f"{pr.notes or ''} {pr.company or ''} {pr.title or ''} {pr.industry or ''}"
+            if (elsewhere := other_state_rule(ev.sentences, where)) is not None:
+                c_score, c_why = results["contradiction"]
+                results["contradiction"] = (
+                    c_score * (1.0 - PLACE_COST),
+                    f"another state's rules for this reader ({elsewhere[:40]!r})"
+                    + ("" if c_score == 1.0 else f"; {c_why}"),
+                )
             results["product"] = product(ev, gv)
             results["own_job"] = own_job(ev, gv)
             # Which feature fits is read against notes only: a title and an industry
