@@ -1328,3 +1328,39 @@ def test_a_meeting_of_something_keeps_its_kind() -> None:
     assert variants and all(" demo " in f" {v} " for v in variants), variants
     assert not any("minutes of video" in v for v in variants), variants
     assert any("conversation" in v for v in goal_variants("a 20-minute call"))
+
+
+def test_shorthand_notes_steer_but_are_never_pasted() -> None:
+    """Round 15's readers graded 1 of 5 the emails that read the seller's jottings
+    back ("4 analysts, 2 quit since Jan. ~40 min/alert", "pasted CRM shorthand");
+    notes written as sentences are still told."""
+    from codreamer.agent.writer.notes import is_shorthand, notes_told
+
+    for jottings in (
+        "4 analysts, 2 quit since Jan. ~40 min/alert. Hiring slow.",
+        "26 pivots. Lost an irrigator in June. Diesel pumps on half.",
+        "Owner-op. 11 techs, only 3 NICET II. Paper forms. ~2 inspections/tech/day.",
+    ):
+        assert is_shorthand(jottings)
+        assert notes_told(jottings, "Tyrone Bell") == ()
+    prose = (
+        "Members have asked the co-op for an irrigation scheduling service since the "
+        "district cut allocations by 20%, and she is comparing sensor vendors."
+    )
+    assert not is_shorthand(prose)
+    assert notes_told(prose, "Sarah Kim")
+
+
+def test_a_later_sentence_s_also_and_an_id_s_inner_capitals_are_not_mistakes() -> None:
+    """ "FinCEN guidance also expects ..." opened an email's facts with an "also" that
+    added to nothing told; the subject "Baas partner volume" read as a typo."""
+    from codreamer.agent.writer.subject import _case
+    from codreamer.agent.writer.text import drop_subject_also
+
+    s = "FinCEN guidance also expects continuing activity to be reviewed at 90 days"
+    assert drop_subject_also(s) == (
+        "FinCEN guidance expects continuing activity to be reviewed at 90 days"
+    )
+    assert drop_subject_also("It is also common") == "It is also common"
+    assert _case(["BaaS", "Partner", "Volume"]) == "BaaS partner volume"
+    assert _case(["Late", "Alerts"]) == "late alerts"

@@ -236,12 +236,41 @@ def prefers_formal(notes: str) -> bool:
     )
 
 
+# Notes kept as shorthand ("4 analysts, 2 quit since Jan. ~40 min/alert. Hiring
+# slow."): the seller's own jottings. Read back, even turned to "you", they are CRM
+# fields pasted into an email (blind readers, round 15, 1 of 5: "pasted CRM
+# shorthand; reads as surveillance"); they still steer the walk, through relevance.
+_SHORTHAND = re.compile(
+    r"~|\bw/|\b(?:approx|reqs?|mgmt|dept|yrs?|mos?|wks?|hrs?|mins?|verif|govt|"
+    r"qty|avg)\b\.?(?!\w)|\b\w+/(?:day|wk|week|mo|month|yr|year|hr|hour|alert|"
+    r"tech|site|unit|file|claim)\b",
+    re.IGNORECASE,
+)
+_SHORT_SENTENCE = 5.5  # words, on average: notes this terse are jottings
+
+
+def is_shorthand(notes: str) -> bool:
+    """Whether the notes are the seller's jottings rather than sentences."""
+    sents = [
+        p
+        for x in sentences(notes)
+        for p in re.split(r";\s+", x)
+        if p.strip() and not _HOW_TO_WRITE.search(p)
+    ]
+    if not sents:
+        return False
+    mean = sum(len(x.split()) for x in sents) / len(sents)
+    return (len(sents) > 1 and mean < _SHORT_SENTENCE) or bool(_SHORTHAND.search(notes))
+
+
 @lru_cache(maxsize=4096)
 def notes_told(notes: str, name: str = "") -> tuple[str, ...]:
     """The notes' sentences told to the reader, in order (each without its full
     stop); clauses joined by a semicolon count as sentences. The telling stops at the
     first sentence that cannot be told: a later one may lean on it ("... if the
     score does not come down" after the sentence about the score)."""
+    if is_shorthand(notes or ""):
+        return ()
     out: list[str] = []
     for sent in sentences(notes or ""):
         for part in re.split(r";\s+", sent):

@@ -91,11 +91,19 @@ def shares_content_word(a: str, b: str) -> bool:
     return bool(sa) and any(_content(w) and _stem(w) in sa for w in _WORD.findall(b))
 
 
+def _inner_capital(w: str) -> bool:
+    """A capital after the first letter of any part of a hyphenated word ("BaaS",
+    "eDART"; not "First-Time", a title's capitals)."""
+    return any(c.isupper() for part in w.split("-") for c in part[1:])
+
+
 def _case(words: list[str]) -> str:
     out = []
     for w in words:
         low = w.lower()
-        out.append(low.upper() if low in _ACRONYMS else (w if w[1:2].isupper() else low))
+        # a capital after the first letter marks a name or an acronym as written
+        # ("AHJ", "BaaS", "eDART"): kept; "Baas partner volume" read as a typo
+        out.append(low.upper() if low in _ACRONYMS else (w if _inner_capital(w) else low))
     return " ".join(out)
 
 

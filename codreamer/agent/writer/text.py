@@ -626,6 +626,11 @@ def customer_fact(content: str, limit: int = 24, first: bool = False) -> Fact:
             # named, it stands alone: "also" pointed back at the sentence before
             s = f"{name} {_THEN.sub('', s[m.end(1) :].lstrip())}"
             what_it_does = what_it_does or s
+        if i > 0:
+            # "FinCEN guidance also expects ...": "also" after the subject adds to a
+            # sentence that may not be told (blind readers: "opens with a dangling
+            # 'also'"); the fact stands without it
+            s = drop_subject_also(s)
         if first and i > 0 and _ANAPHOR.match(s):
             # "It also re-ranks ...", unnamed: an email that never names what it sells
             # (blind readers, 1 of 5: "'It also' refers to nothing")
@@ -685,6 +690,19 @@ _PRODUCT_NAME = re.compile(
     r"\s+(?:is|are|has|have|[a-z]+s)\b"
 )
 _THEN = re.compile(r"^(?:also|then|now)\s+")
+# "also" after a short subject ("FinCEN guidance also expects", "Insurers also raise")
+_SUBJECT_ALSO = re.compile(r"^((?:[A-Za-z][\w'’-]*\s+){1,4})also\s+(?=[a-z])")
+
+
+def drop_subject_also(s: str) -> str:
+    """ "FinCEN guidance also expects ..." -> "FinCEN guidance expects ..."; "It is also
+    common" keeps its "also" (after a verb, it is not the subject's)."""
+    m = _SUBJECT_ALSO.match(s)
+    if m is None or any(w.lower() in AUX for w in m.group(1).split()):
+        return s
+    return m.group(1) + s[m.end() :]
+
+
 _IT_DOES = re.compile(r"^(It)\s+(?:also\s+|then\s+|now\s+)?[a-z][a-z-]*s\b")
 # "... is an AI yard-planning layer that predicts each container's pickup date": what
 # it is, then what it does for the reader; "... a sensor kit that mounts on the car
