@@ -1,7 +1,10 @@
 """Each round-15 panel's paired result: main a40e13c ("old") against the round's
 change ("new"), on three graphs nobody had developed on when the panels read them.
 Panel F: the writer's one notes hook with judge relevance that leaves out sentences
-reading the notes back (not landed); panel G: the writer as landed (8c52237).
+reading the notes back (not landed); panel G: the writer as landed (8c52237), both on
+injection-molding, contract-janitorial and public-records-requests; panel J: main
+d795dcf on three newer graphs (bank-aml-alerts, fire-sprinkler-inspection,
+financial-aid-verification).
 
     uv run python benchmarks/data/graded/round15/summarise.py
 
