@@ -1364,3 +1364,25 @@ def test_a_later_sentence_s_also_and_an_id_s_inner_capitals_are_not_mistakes() -
     assert drop_subject_also("It is also common") == "It is also common"
     assert _case(["BaaS", "Partner", "Volume"]) == "BaaS partner volume"
     assert _case(["Late", "Alerts"]) == "late alerts"
+
+
+def test_a_run_on_list_of_what_a_product_does_loses_its_last_item() -> None:
+    """A 48-word product sentence ("... that pulls X, sequences Y ..., and
+    recalculates Z ...") was told whole, and the judge marked every email of its graph
+    a run-on: the list loses its last item, the two left joined by "and"."""
+    product = (
+        "Pressgrid by Lanternfold Software is a finite-capacity scheduling and live "
+        "job-costing tool for commercial printers that pulls job tickets from the shop's "
+        "MIS, sequences them across presses by ink, stock and sheet size to cut makeready, "
+        "and recalculates the whole schedule in seconds when a rush job lands."
+    )
+    fact = customer_fact(product, 24, first=True)
+    assert len(fact.text.split()) <= 45, fact.text
+    assert fact.text.endswith("to cut makeready")
+    assert "MIS and sequences them" in fact.text
+
+
+def test_a_goal_s_wordings_keep_the_article_its_kind_needs() -> None:
+    """ "Book a 15-minute intro call" was asked as "15 minutes for a intro call"."""
+    for v in goal_variants("a 15-minute intro call"):
+        assert not re.search(r"\ba (?=[aeiou])", v), v

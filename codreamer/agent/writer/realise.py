@@ -119,6 +119,11 @@ _MEETING = re.compile(
 )
 
 
+def _an(phrase: str) -> str:
+    """The phrase with its indefinite article: "an intro call", "a demo"."""
+    return ("an " if phrase[:1].lower() in "aeiou" else "a ") + phrase
+
+
 @lru_cache(maxsize=4096)
 def goal_variants(obj: str) -> tuple[str, ...]:
     """Ways to say the goal's object that keep its facts (length, kind, audience):
@@ -146,12 +151,12 @@ def goal_variants(obj: str) -> tuple[str, ...]:
                 if what.lower() in ("call", "chat", "meeting") and not of_what
                 else []
             ),
-            f"a {kind_what} ({n} minutes){rest}",
+            f"{_an(kind_what)} ({n} minutes){rest}",
             *([f"a {what} of {n} minutes{rest}"] if not of_what else []),
             f"a quick {n}-minute {what}{rest}",
         ]
         if not rest.lstrip().startswith("for "):
-            out.append(f"{n} minutes for a {kind_what}{rest}")  # not "for a demo for the team"
+            out.append(f"{n} minutes for {_an(kind_what)}{rest}")  # not "for a demo for the team"
         if what in ("call", "chat", "meeting") and not rest.strip():
             out.append(f"{n} minutes to talk it through{rest}")
     elif kind:

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from codreamer.agent.writer.grammar import AUX, base_form, has_finite_verb, is_predicate
+from codreamer.agent.writer.grammar import AUX, base_form, has_finite_verb, is_predicate, wordset
 
 _WS = re.compile(r"\s+")
 _SENTENCES = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
@@ -672,6 +672,8 @@ def customer_fact(content: str, limit: int = 24, first: bool = False) -> Fact:
         # reduces return trips"), when it can be said in a sentence of readable length
         best = (best[0], what_it_does)
     t = _cut(best[1], limit)
+    if len(t.split()) > _RUN_ON:
+        t = _drop_last_item(t)
     if is_predicate(t):
         return Fact(t, "predicate")
     return Fact(t, "clause" if has_finite_verb(t) else "noun")
@@ -685,6 +687,32 @@ _POINTS_BACK = re.compile(
     re.IGNORECASE,
 )
 _LONGEST = 40  # words: a longer sentence reads as a run-on (the judge marks 45)
+_RUN_ON = 45
+_VERB_ITEM = re.compile(r", (?=([a-z]+s) (\w+))")
+_OBJECT_START = wordset("them it the a an each every all its their your")
+
+
+def _drop_last_item(t: str) -> str:
+    """A run-on that is a list of what something does ("... that pulls X, sequences Y,
+    and recalculates Z"), less its last item, the two left joined by "and" ("...
+    that pulls X and sequences Y"); unchanged when it is not such a list."""
+    i = t.rfind(", and ")
+    if i < 0:
+        return t
+    head = t[:i]
+    items = [
+        m
+        for m in _VERB_ITEM.finditer(head)
+        if ((b := base_form(m.group(1))) is not None and b != m.group(1))
+        or m.group(2).lower() in _OBJECT_START
+    ]
+    if not items:
+        return t
+    m = items[-1]
+    out = head[: m.start()] + " and " + head[m.end() :]
+    return out if len(out.split()) >= 12 and has_finite_verb(out) else t
+
+
 _PRODUCT_NAME = re.compile(
     r"^([A-Z][\w&.'+-]*(?:\s+(?:by|and|&|of|for|[A-Z0-9][\w&.'+-]*))*?)"
     r"\s+(?:is|are|has|have|[a-z]+s)\b"
