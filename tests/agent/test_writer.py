@@ -1386,3 +1386,45 @@ def test_a_goal_s_wordings_keep_the_article_its_kind_needs() -> None:
     """ "Book a 15-minute intro call" was asked as "15 minutes for a intro call"."""
     for v in goal_variants("a 15-minute intro call"):
         assert not re.search(r"\ba (?=[aeiou])", v), v
+
+
+def test_round_15_panel_l_defects_stay_fixed() -> None:
+    """What panel L's readers found on graphs the writer had never seen: a sentence
+    that leans on the one before ("The rest are covered by a broker ..."), told
+    alone; "Its first request ..." told bare; "your seniors spending your evenings";
+    a product told by a later sentence that never names it."""
+    from codreamer.agent.writer.notes import notes_told
+
+    node = (
+        "A dedicated CPG field rep covers 8-12 stores a day and sees each store every two "
+        "to four weeks, so a brand with 30 reps reaches perhaps 3,000 of its 15,000 doors "
+        "on a regular cadence. The rest are covered by a broker on a shared, multi-brand "
+        "call, or not at all, which makes the choice of which stores to visit a major lever."
+    )
+    assert customer_fact(node, 24).text.startswith("A dedicated CPG field rep")
+    told = notes_told(
+        "Kiowa Valley won a $31M BEAD subgrant covering 6,400 locations that must be "
+        "completed within four years. Its first reimbursement request was sent back by "
+        "the state broadband office.",
+        "Renee Fox",
+    )
+    assert told[1].startswith("Your first reimbursement request")
+    told = notes_told(
+        "She wants clients to deliver earlier without her seniors spending their "
+        "evenings chasing them.",
+        "Jessica Lee",
+    )
+    assert told == (
+        "You want clients to deliver earlier without your seniors spending their "
+        "evenings chasing them",
+    )
+    product = (
+        "LineProof by Ferrule Systems is a field-to-GIS closeout platform for fiber "
+        "builds: crews use its mobile app to capture GPS-tagged photos, footage markers, "
+        "bore logs and splice details against the design at each step, and LineProof "
+        "builds the as-built automatically and pushes it daily to Esri, 3-GIS, IQGeo or "
+        "VETRO. Captured quantities are reconciled line by line against subcontractor "
+        "invoices."
+    )
+    fact = customer_fact(product, 24, first=True)
+    assert "LineProof" in fact.text, fact.text

@@ -51,6 +51,8 @@ _SELF = re.compile(r"\b(herself|himself)\b", re.IGNORECASE)
 _THE_FIRM = re.compile(r"^(the|The) (company|firm|practice|business)\b")
 _IRREGULAR = {"is": "are", "has": "have", "was": "were", "does": "do", "says": "say"}
 _THEIR = re.compile(r"\btheir\b")
+# Other people as the subject of an -ing clause ("your seniors spending ...")
+_OTHERS_DOING = re.compile(r"\b(?:your|the|these|those|her|his)\s+(?:\w+\s+){0,2}\w+s\s+\w+ing\b")
 # A bare state that opens the notes: a participle or an adjective and its preposition
 _STATE = re.compile(
     r"^(?:\w+ed|keen|eager|unhappy|anxious|wary|sceptical|skeptical|open|new|curious|"
@@ -117,7 +119,7 @@ def _you(sentence: str) -> str:
     s = _THE_FIRM.sub(lambda m: ("Your " if m.group(1)[0] == "T" else "your ") + m.group(2), s)
     # notes on a company open on "Their" for the reader's own ("Their remake rate
     # roughly doubled ..."): told to the reader, it is theirs
-    s = re.sub(r"^Their\b", "Your", s)
+    s = re.sub(r"^(?:Their|Its)\b", "Your", s)
     # "Two of their stores received B grades": the company's, when the sentence opens
     # on it ("Crews spend most of their time" is the crews')
     s = re.sub(r"^((?:\w+\s+){1,2})of their\b", r"\1of your", s)
@@ -287,8 +289,12 @@ def notes_told(notes: str, name: str = "") -> tuple[str, ...]:
             t = _you(_named_as_pronoun(part, name))
             if t.startswith("You "):
                 # told with the reader as its subject, "their" is the reader's too
-                # ("You are evaluating an add-on from their wholesaler")
-                t = _THEIR.sub("your", t)
+                # ("You are evaluating an add-on from their wholesaler"), up to other
+                # people doing something ("without your seniors spending their
+                # evenings": the seniors')
+                others = _OTHERS_DOING.search(t)
+                cut = others.start() if others else len(t)
+                t = _THEIR.sub("your", t[:cut]) + t[cut:]
             if not t:
                 return tuple(out)
             out.append(t)

@@ -371,7 +371,9 @@ _EMPTY = Fact("", "noun")
 _OPENS_CLAUSE = re.compile(r"\b(?:that|which|who|whom|whose|because|since|although|if)\b", re.I)
 _ANAPHOR = re.compile(
     r"^(?:it|this|these|those|they|that|such|by then|then|there|here|also|instead|"
-    r"otherwise|in that case|at that point|reports|alerts)\b|\bat the same time\b|"
+    r"otherwise|in that case|at that point|reports|alerts|the rest|the others|"
+    r"the remainder|the remaining|the latter|the former|both|neither)\b|"
+    r"\bat the same time\b|"
     r"\b(?:as well|too)$",
     re.IGNORECASE,
 )
@@ -674,6 +676,11 @@ def customer_fact(content: str, limit: int = 24, first: bool = False) -> Fact:
     t = _cut(best[1], limit)
     if len(t.split()) > _RUN_ON:
         t = _drop_last_item(t)
+    if first and name and name.split()[0] not in t and has_finite_verb(t):
+        # a later sentence of the product's that never names it ("Captured quantities
+        # are reconciled ..."): told alone, the reader cannot tell what is sold
+        # (blind readers, round 15: "product and company never named")
+        t = f"With {name}, {_lower_first(t, content)}"
     if is_predicate(t):
         return Fact(t, "predicate")
     return Fact(t, "clause" if has_finite_verb(t) else "noun")
@@ -690,6 +697,15 @@ _LONGEST = 40  # words: a longer sentence reads as a run-on (the judge marks 45)
 _RUN_ON = 45
 _VERB_ITEM = re.compile(r", (?=([a-z]+s) (\w+))")
 _OBJECT_START = wordset("them it the a an each every all its their your")
+
+
+def _lower_first(t: str, content: str) -> str:
+    """`t` with its first word in lower case, unless the content writes that word
+    capitalised mid-sentence too (a name: "Esri", "GPS-tagged")."""
+    word = t.split(" ", 1)[0]
+    if not word[1:].islower() or re.search(rf"(?<=[a-z,] ){re.escape(word)}\b", content):
+        return t
+    return t[:1].lower() + t[1:]
 
 
 def _drop_last_item(t: str) -> str:
