@@ -4,7 +4,8 @@ Panel F: the writer's one notes hook with judge relevance that leaves out senten
 reading the notes back (not landed); panel G: the writer as landed (8c52237), both on
 injection-molding, contract-janitorial and public-records-requests; panel J: main
 d795dcf on three newer graphs (bank-aml-alerts, fire-sprinkler-inspection,
-financial-aid-verification).
+financial-aid-verification); panel L: main 4ea4115 on three more (audit-pbc-requests,
+cpg-shelf-execution, fiber-build-closeout).
 
     uv run python benchmarks/data/graded/round15/summarise.py
 
