@@ -1428,3 +1428,14 @@ def test_round_15_panel_l_defects_stay_fixed() -> None:
     )
     fact = customer_fact(product, 24, first=True)
     assert "LineProof" in fact.text, fact.text
+
+
+def test_a_cut_never_leaves_a_verb_without_its_which_question() -> None:
+    """ "... many brands cannot say which events actually ran" was cut to "many brands
+    can't say." (panel L): "which" after "say" is the verb's object."""
+    out = cut(
+        "Industry surveys repeatedly find that most promotions do not break even, and many "
+        "brands cannot say which events actually ran at shelf in any given quarter.",
+        18,
+    )
+    assert not out.rstrip(".").endswith(("say", "cannot say")), out

@@ -171,6 +171,15 @@ _NO_END = frozenset(
         "your",
     ]
 )
+# Verbs whose object may be a "which ..." question ("cannot say which events ran")
+_ASKS_WHICH = wordset(
+    """
+    say says said know knows knew tell tells told see sees saw decide decides decided
+    show shows showed check checks ask asks explain explains predict predicts choose
+    chooses track tracks verify verifies confirm confirms prove proves find finds
+    learn learns determine determines understand understands identify identifies
+    """
+)
 _CLAUSE_START = frozenset(
     [
         "the",
@@ -309,6 +318,8 @@ def _cut(text: str, limit: int) -> str:
         last = head.rsplit(" ", 1)[-1].lower()
         if last in _NO_END:
             continue  # "evidence about" cannot end a sentence
+        if last in _ASKS_WHICH and rest.lower().startswith("which "):
+            continue  # "cannot say | which events ran": the verb's object, not a relative
         if _OPEN_ASIDE.search(head):
             continue  # inside an aside: "under the FLSA and, in states | such as ..."
         opened = list(_OPENS_CLAUSE.finditer(head))
