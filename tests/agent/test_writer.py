@@ -1439,3 +1439,21 @@ def test_a_cut_never_leaves_a_verb_without_its_which_question() -> None:
         18,
     )
     assert not out.rstrip(".").endswith(("say", "cannot say")), out
+
+
+def test_a_goal_that_names_the_reader_asks_them() -> None:
+    """Panel M: "Might a short intro meeting with Mr. Castellanos and your VP of Asset
+    Reporting be of interest?", sent to Mr. Castellanos (every reader graded it 1)."""
+    from codreamer.agent.writer.realise import reader_in_goal
+
+    obj = goal_object("Request an intro meeting with Mr. Castellanos and his VP of Asset Reporting")
+    assert reader_in_goal(obj, "COO", "Robert Castellanos") == (
+        "an intro meeting with you and your VP of Asset Reporting"
+    )
+    assert reader_in_goal("a call with Robert Castellanos", "COO", "Robert Castellanos") == (
+        "a call with you"
+    )
+    # someone else named stays named
+    assert reader_in_goal("an intro to Ms. Okafor", "COO", "Robert Castellanos") == (
+        "an intro to Ms. Okafor"
+    )

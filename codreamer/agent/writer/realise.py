@@ -202,14 +202,26 @@ _C_TITLE = re.compile(r"\bchief (\w+) officer\b", re.IGNORECASE)
 _THEIR_FIRM = re.compile(r"\bthe (?:company|firm|district|group|organi[sz]ation)['’]s\b")
 
 
-def reader_in_goal(obj: str, title: str) -> str:
+def reader_in_goal(obj: str, title: str, name: str = "") -> str:
     """The goal's object with the reader in the second person: "a meeting with the CEO
     and CFO", sent to the CEO, is "a meeting with you and your CFO"; "the company's head
-    of compliance" is "your head of compliance" (blind readers: "asks the CEO to meet
-    the CEO", "as if we'd introduce him to his own colleague")."""
+    of compliance" is "your head of compliance"; "a meeting with Mr. Castellanos and
+    his VP", sent to Robert Castellanos, is "a meeting with you and your VP" (blind
+    readers: "asks the CEO to meet the CEO", "as if we'd introduce him to his own
+    colleague", "asks Mr. Castellanos for a meeting with Mr. Castellanos")."""
     if not obj:
         return obj
     obj = _THEIR_FIRM.sub("your", obj)
+    words = [w for w in re.findall(r"[A-Z][\w'’-]+", name or "")]
+    if words:
+        forms = [
+            rf"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof)\.?\s+{re.escape(words[-1])}",
+            re.escape(" ".join(words)),
+        ]
+        hit = re.search(rf"\b(?:{'|'.join(forms)})\b", obj)
+        if hit:
+            rest = re.sub(r"^(\s+and)\s+(?:his|her|their|the)\s+", r"\1 your ", obj[hit.end() :])
+            return obj[: hit.start()] + "you" + rest
     names = {title.strip().lower()} if title.strip() else set()
     names |= {f"c{c.group(1)[0]}o".lower() for c in _C_TITLE.finditer(title)}
     names |= {w.lower() for w in re.findall(r"\b(C[A-Z]O)\b", title)}
@@ -525,7 +537,8 @@ class Realiser:
 
     def ask(self) -> str:
         goal = _WS.sub(" ", self.scenario.goal).strip().rstrip(".!?")
-        obj = reader_in_goal(goal_object(goal), self.scenario.prospect.title or "")
+        p = self.scenario.prospect
+        obj = reader_in_goal(goal_object(goal), p.title or "", p.name or "")
         if obj:
             options = goal_variants(obj)
             obj = options[self.v("goal") % len(options)]
