@@ -5,7 +5,8 @@ reading the notes back (not landed); panel G: the writer as landed (8c52237), bo
 injection-molding, contract-janitorial and public-records-requests; panel J: main
 d795dcf on three newer graphs (bank-aml-alerts, fire-sprinkler-inspection,
 financial-aid-verification); panel L: main 4ea4115 on three more (audit-pbc-requests,
-cpg-shelf-execution, fiber-build-closeout).
+cpg-shelf-execution, fiber-build-closeout); panel M: main b5eeb42 on three more
+(apartment-unit-turns, gage-calibration, sterile-processing).
 
     uv run python benchmarks/data/graded/round15/summarise.py
 
