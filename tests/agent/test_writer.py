@@ -1444,6 +1444,7 @@ def test_a_cut_never_leaves_a_verb_without_its_which_question() -> None:
 def test_a_goal_that_names_the_reader_asks_them() -> None:
     """Panel M: "Might a short intro meeting with Mr. Castellanos and your VP of Asset
     Reporting be of interest?", sent to Mr. Castellanos (every reader graded it 1)."""
+    from codreamer.agent.writer.notes import notes_told
     from codreamer.agent.writer.realise import reader_in_goal
 
     obj = goal_object("Request an intro meeting with Mr. Castellanos and his VP of Asset Reporting")
@@ -1456,4 +1457,14 @@ def test_a_goal_that_names_the_reader_asks_them() -> None:
     # someone else named stays named
     assert reader_in_goal("an intro to Ms. Okafor", "COO", "Robert Castellanos") == (
         "an intro to Ms. Okafor"
+    )
+
+    # the owners' asset managers are theirs, not the reader's (panel M)
+    assert notes_told(
+        "Mr. Castellanos is onboarding three new owner portfolios this year, and their "
+        "asset managers have asked for benchmarks.",
+        "Robert Castellanos",
+    ) == (
+        "You are onboarding three new owner portfolios this year, and their asset "
+        "managers have asked for benchmarks",
     )

@@ -51,8 +51,38 @@ _SELF = re.compile(r"\b(herself|himself)\b", re.IGNORECASE)
 _THE_FIRM = re.compile(r"^(the|The) (company|firm|practice|business)\b")
 _IRREGULAR = {"is": "are", "has": "have", "was": "were", "does": "do", "says": "say"}
 _THEIR = re.compile(r"\btheir\b")
-# Other people as the subject of an -ing clause ("your seniors spending ...")
-_OTHERS_DOING = re.compile(r"\b(?:your|the|these|those|her|his)\s+(?:\w+\s+){0,2}\w+s\s+\w+ing\b")
+_NOT_PLURAL_S = wordset(
+    """
+    always sometimes perhaps towards across besides unless whereas its this thus less
+    was has does yes various previous serious analysis basis status news
+    """
+)
+
+
+def _their_yours(told: str) -> str:
+    """In a note told with the reader as its subject, "their" is the reader's until a
+    plural noun comes before it: "You are evaluating an add-on from their wholesaler"
+    is yours; "You are onboarding three owner portfolios, and their asset managers
+    ..." and "without your seniors spending their evenings" are theirs. (Told to
+    "you", a verb is in its base form, so a word ending in -s is a plural noun.)"""
+    out: list[str] = []
+    others = False
+    for w in told.split(" "):
+        bare = w.strip(",.;:()").lower()
+        if bare == "their" and not others:
+            w = w.replace("their", "your")
+        elif (
+            len(bare) > 3
+            and bare.isalpha()
+            and bare.endswith("s")
+            and not bare.endswith(("ss", "us", "is"))
+            and bare not in _NOT_PLURAL_S
+        ):
+            others = True
+        out.append(w)
+    return " ".join(out)
+
+
 # A bare state that opens the notes: a participle or an adjective and its preposition
 _STATE = re.compile(
     r"^(?:\w+ed|keen|eager|unhappy|anxious|wary|sceptical|skeptical|open|new|curious|"
@@ -292,9 +322,7 @@ def notes_told(notes: str, name: str = "") -> tuple[str, ...]:
                 # ("You are evaluating an add-on from their wholesaler"), up to other
                 # people doing something ("without your seniors spending their
                 # evenings": the seniors')
-                others = _OTHERS_DOING.search(t)
-                cut = others.start() if others else len(t)
-                t = _THEIR.sub("your", t[:cut]) + t[cut:]
+                t = _their_yours(t)
             if not t:
                 return tuple(out)
             out.append(t)
