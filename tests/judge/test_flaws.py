@@ -189,6 +189,19 @@ def test_a_time_of_day_ends_no_sentence_before_a_lower_case_word() -> None:
     assert JUDGE.judge(broken, SCENARIO).criteria["grammar"].score < 1.0
 
 
+def test_a_unit_abbreviation_ends_no_sentence_before_a_lower_case_word() -> None:
+    # "0.0008 in. out of tolerance" (round 15's gage graph): one sentence; "all in. and
+    # then" without a unit before it is still a broken second one
+    email = _email(
+        extra="A height gage came back 0.0008 in. out of tolerance, and the team spent "
+        "four days tracing lots.\n\n"
+    )
+    grammar = JUDGE.judge(email, SCENARIO).criteria["grammar"]
+    assert grammar.score == 1.0, grammar.reason
+    broken = _email(extra="The team was all in. and then the audit came.\n\n")
+    assert JUDGE.judge(broken, SCENARIO).criteria["grammar"].score < 1.0
+
+
 def test_a_list_item_needs_no_end_mark() -> None:
     """Round 12: LLM-written emails list what the product does, one item a line."""
     items = (

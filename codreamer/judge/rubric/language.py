@@ -130,6 +130,10 @@ class Sentence:
 _ABBREVIATIONS = frozenset(
     ("dr.", "mr.", "ms.", "mrs.", "prof.", "st.", "vs.", "e.g.", "i.e.", "etc.", "inc.", "ltd.")
 )
+_UNIT_ABBREVIATIONS = frozenset(
+    ("in.", "ft.", "yd.", "mi.", "lb.", "lbs.", "oz.", "sq.", "no.", "approx.", "min.", "hr.")
+)
+_AFTER_NUMBER = re.compile(r"\d\S*\s+\S+$")  # "0.0008 in.": the unit after a figure
 _ITEM_NUMBER = re.compile(r"\d{1,2}\.")
 # An item of a list, by its marker ("- ", "• ", "2. "): it needs no end mark, and a
 # label before its colon is a heading, not a template's lead-in.
@@ -170,6 +174,13 @@ def sentences(body: str) -> list[Sentence]:
                         # "from 8 to 11 a.m. and many calls ...": a dotted abbreviation
                         # followed by a lower-case word ends no sentence
                         or (part[:1].islower() and _DOTTED.search(merged[-1]) is not None)
+                        # "0.0008 in. out of tolerance": a unit's abbreviation after a
+                        # figure, then a lower-case word, ends no sentence
+                        or (
+                            part[:1].islower()
+                            and _AFTER_NUMBER.search(merged[-1]) is not None
+                            and merged[-1].rsplit(None, 1)[-1].lower() in _UNIT_ABBREVIATIONS
+                        )
                     )
                 ):
                     merged[-1] = f"{merged[-1]} {part}"

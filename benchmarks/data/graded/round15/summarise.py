@@ -6,7 +6,8 @@ injection-molding, contract-janitorial and public-records-requests; panel J: mai
 d795dcf on three newer graphs (bank-aml-alerts, fire-sprinkler-inspection,
 financial-aid-verification); panel L: main 4ea4115 on three more (audit-pbc-requests,
 cpg-shelf-execution, fiber-build-closeout); panel M: main b5eeb42 on three more
-(apartment-unit-turns, gage-calibration, sterile-processing).
+(apartment-unit-turns, gage-calibration, sterile-processing); panel N: main 4242f1d
+on three more (grain-storage, k12-device-fleet, stadium-gate-entry).
 
     uv run python benchmarks/data/graded/round15/summarise.py
 
