@@ -18,51 +18,23 @@ graded higher, lower or the same.
 
 from __future__ import annotations
 
+import importlib.util
 import json
-import statistics
-from collections import Counter, defaultdict
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-
-
-def panel(folder: Path) -> dict:
-    key = json.loads((folder / "key.json").read_text())
-    grades: dict[tuple[str, str], list[int]] = defaultdict(list)
-    for reader in sorted(folder.glob("r*.jsonl")):
-        for line in reader.read_text().splitlines():
-            row = json.loads(line)
-            version, email = key[row["id"]]
-            grades[(version, email)].append(row["grade"])
-    out: dict = {"readers": len(list(folder.glob("r*.jsonl")))}
-    for version in ("old", "new"):
-        means = [statistics.mean(g) for (v, _), g in grades.items() if v == version]
-        every = Counter(x for (v, _), g in grades.items() if v == version for x in g)
-        out[version] = {
-            "emails": len(means),
-            "mean": round(statistics.mean(means), 3),
-            "median": round(statistics.median(means), 3),
-            "below_3": sum(m < 3 for m in means),
-            "grades": dict(sorted(every.items())),
-        }
-    pairs = [
-        (statistics.mean(grades[("old", e)]), statistics.mean(g))
-        for (v, e), g in grades.items()
-        if v == "new" and ("old", e) in grades
-    ]
-    out["new_better"] = sum(n > o for o, n in pairs)
-    out["new_worse"] = sum(n < o for o, n in pairs)
-    out["same"] = sum(n == o for o, n in pairs)
-    return out
+# Round 14's script reads a panel folder the same way: one paired result per panel.
+_SPEC = importlib.util.spec_from_file_location(
+    "round14_summarise", HERE.parent / "round14" / "summarise.py"
+)
+assert _SPEC is not None and _SPEC.loader is not None
+_ROUND14 = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(_ROUND14)
 
 
 def main() -> None:
-    print(
-        json.dumps(
-            {p.name: panel(p) for p in sorted((HERE / "panels").iterdir()) if p.is_dir()},
-            indent=1,
-        )
-    )
+    panels = sorted(p for p in (HERE / "panels").iterdir() if p.is_dir())
+    print(json.dumps({p.name: _ROUND14.panel(p) for p in panels}, indent=1))
 
 
 if __name__ == "__main__":
