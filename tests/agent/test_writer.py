@@ -1340,6 +1340,7 @@ def test_shorthand_notes_steer_but_are_never_pasted() -> None:
         "4 analysts, 2 quit since Jan. ~40 min/alert. Hiring slow.",
         "26 pivots. Lost an irrigator in June. Diesel pumps on half.",
         "Owner-op. 11 techs, only 3 NICET II. Paper forms. ~2 inspections/tech/day.",
+        "6 ASCs. spine/ortho heavy. loaners late, IFUs missing.",
     ):
         assert is_shorthand(jottings)
         assert notes_told(jottings, "Tyrone Bell") == ()
@@ -1468,3 +1469,53 @@ def test_a_goal_that_names_the_reader_asks_them() -> None:
         "You are onboarding three new owner portfolios this year, and their asset "
         "managers have asked for benchmarks",
     )
+
+
+def test_round_15_panel_n_defects_stay_fixed() -> None:
+    """Panel N's readers: "for you's office", "before their March budget deadline",
+    "you lead ... and reports to", "at their home opener", "they ended up selling",
+    "Middle schools run highest." and "follow similar rules" told alone."""
+    from codreamer.agent.writer.notes import notes_told
+    from codreamer.agent.writer.realise import reader_in_goal
+
+    assert (
+        reader_in_goal(
+            goal_object("Book a 30-minute demo for the controller's office and the hedge desk"),
+            "Controller",
+            "Renata Gil",
+        )
+        == "a 30-minute demo for your office and the hedge desk"
+    )
+    assert (
+        reader_in_goal(
+            "a working session before their March budget deadline", "Director", "Owen Park"
+        )
+        == "a working session before your March budget deadline"
+    )
+    assert notes_told(
+        "Ms. Okafor leads a 31-location cooperative and reports to a farmer board.",
+        "Adaeze Okafor",
+    ) == ("You lead a 31-location cooperative and report to a farmer board",)
+    assert notes_told("At their home opener 14,000 fans were still outside at kickoff.") == (
+        "At your home opener 14,000 fans were still outside at kickoff",
+    )
+    told = notes_told(
+        "He manages 61 bins. In April a tank went out of condition, and they ended up "
+        "selling grain to a feedlot at a discount.",
+        "Al Bo",
+    )
+    assert told[1].endswith("and you ended up selling grain to a feedlot at a discount")
+    # a plural before "their" may own it, outside a sentence told to "you"
+    assert notes_told("The group is buying two distilleries to merge their teams.") == (
+        "The group is buying two distilleries to merge their teams",
+    )
+    assert customer_fact(
+        "Breakage runs 10-20 percent of devices a year in most districts. Middle schools "
+        "run highest.",
+        24,
+    ).text.startswith("Breakage runs")
+    assert customer_fact(
+        "Fan screening became mandatory at NFL stadiums in 2011 after a league directive. "
+        "Most NBA and NHL arenas follow similar rules, so every fan passes a lane.",
+        24,
+    ).text.startswith("Fan screening")

@@ -59,26 +59,57 @@ _NOT_PLURAL_S = wordset(
 )
 
 
+# Plural nouns for people and organisations: "their" after one is theirs ("three
+# owner portfolios, and their asset managers", "your seniors spending their
+# evenings"); after any other word it is the reader's ("one of their river terminals").
+_OTHERS = wordset(
+    """
+    owners managers members clients customers partners teams students seniors families
+    portfolios people staff agencies companies firms banks hospitals schools districts
+    vendors suppliers users patients tenants investors employees workers drivers
+    technicians techs nurses doctors physicians analysts agents reps representatives
+    buyers sellers brokers dealers growers farmers carriers shippers contractors
+    subcontractors operators officers directors executives leaders parents fans guests
+    residents visitors volunteers donors lawyers attorneys auditors regulators
+    inspectors examiners insurers lenders retailers distributors wholesalers
+    franchisees surgeons dentists pharmacists providers payers sponsors stores clinics
+    plants branches locations chains competitors rivals peers others outlets sites
+    """
+)
+
+
+def _plural(bare: str) -> bool:
+    return (
+        len(bare) > 3
+        and bare.isalpha()
+        and bare.endswith("s")
+        and not bare.endswith(("ss", "us", "is"))
+        and bare not in _NOT_PLURAL_S
+    )
+
+
 def _their_yours(told: str) -> str:
-    """In a note told with the reader as its subject, "their" is the reader's until a
-    plural noun comes before it: "You are evaluating an add-on from their wholesaler"
-    is yours; "You are onboarding three owner portfolios, and their asset managers
-    ..." and "without your seniors spending their evenings" are theirs. (Told to
-    "you", a verb is in its base form, so a word ending in -s is a plural noun.)"""
+    """A note told to the reader, with "their" the reader's until a plural noun for
+    people or organisations comes before it ("You are evaluating an add-on from their
+    wholesaler", "At their home opener ..." are yours; "three owner portfolios, and
+    their asset managers" are theirs), and a "they" that no plural word comes before
+    the reader too ("In April a tank went out of condition, and they ended up selling
+    ..." is "you ended up")."""
     out: list[str] = []
-    others = False
+    others = plural = False
+    # told with the reader as subject, only others own "their"; otherwise any plural
+    # before it may ("two distilleries to merge their compliance teams")
+    to_you = told.startswith("You ")
     for w in told.split(" "):
         bare = w.strip(",.;:()").lower()
-        if bare == "their" and not others:
+        if bare == "their" and not others and (to_you or not plural):
             w = w.replace("their", "your")
-        elif (
-            len(bare) > 3
-            and bare.isalpha()
-            and bare.endswith("s")
-            and not bare.endswith(("ss", "us", "is"))
-            and bare not in _NOT_PLURAL_S
-        ):
-            others = True
+        elif bare == "they" and not plural and not others and out and out[-1] != "you":
+            w = w.replace("they", "you")  # never "told you you have"
+        elif bare in _OTHERS:
+            others = plural = True
+        elif _plural(bare):
+            plural = True
         out.append(w)
     return " ".join(out)
 
@@ -283,10 +314,12 @@ _SHORT_SENTENCE = 5.5  # words, on average: notes this terse are jottings
 
 def is_shorthand(notes: str) -> bool:
     """Whether the notes are the seller's jottings rather than sentences."""
+    # split at every full stop, a lower-case next word too ("6 ASCs. spine/ortho
+    # heavy."): jottings do not capitalise; a title's stop is no sentence's end
+    plain = re.sub(r"\b(Mr|Mrs|Ms|Dr|Prof|St|Inc|Jr|Sr|No|vs|e\.g|i\.e)\.", r"\1", notes)
     sents = [
         p
-        for x in sentences(notes)
-        for p in re.split(r";\s+", x)
+        for p in re.split(r"(?<=[.;])\s+", plain.strip())
         if p.strip() and not _HOW_TO_WRITE.search(p)
     ]
     if not sents:
@@ -317,12 +350,9 @@ def notes_told(notes: str, name: str = "") -> tuple[str, ...]:
                     continue
                 part = part[:cut]
             t = _you(_named_as_pronoun(part, name))
-            if t.startswith("You "):
-                # told with the reader as its subject, "their" is the reader's too
-                # ("You are evaluating an add-on from their wholesaler"), up to other
-                # people doing something ("without your seniors spending their
-                # evenings": the seniors')
-                t = _their_yours(t)
+            # told to the reader, "their" and "they" are the reader's too, unless
+            # others come first (`_their_yours`)
+            t = _their_yours(t) if t else t
             if not t:
                 return tuple(out)
             out.append(t)

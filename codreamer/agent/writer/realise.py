@@ -212,6 +212,8 @@ def reader_in_goal(obj: str, title: str, name: str = "") -> str:
     if not obj:
         return obj
     obj = _THEIR_FIRM.sub("your", obj)
+    # a goal is written about the reader: "before their March budget deadline" is theirs
+    obj = re.sub(r"\btheir\b", "your", obj)
     words = [w for w in re.findall(r"[A-Z][\w'’-]+", name or "")]
     if words:
         forms = [
@@ -226,6 +228,9 @@ def reader_in_goal(obj: str, title: str, name: str = "") -> str:
     names |= {f"c{c.group(1)[0]}o".lower() for c in _C_TITLE.finditer(title)}
     names |= {w.lower() for w in re.findall(r"\b(C[A-Z]O)\b", title)}
     for name in sorted(names - {""}, key=len, reverse=True):
+        owned = re.search(rf"\bthe {re.escape(name)}['’]s\b", obj, re.IGNORECASE)
+        if owned:  # "a demo for the controller's office": "for your office"
+            return obj[: owned.start()] + "your" + obj[owned.end() :]
         hit = re.search(rf"\bthe {re.escape(name)}\b", obj, re.IGNORECASE)
         if hit:
             rest = obj[hit.end() :]

@@ -652,8 +652,11 @@ def customer_fact(content: str, limit: int = 24, first: bool = False) -> Fact:
         # full clause of a readable length beats a long one or a fragment.
         score = -(3.0 if first else 0.6) * i - max(0, n - limit) * 0.08
         score += 0.5 if has_finite_verb(s) else 0.0
-        if _ANAPHOR.match(s):
-            score -= 1.0  # "It ranges from ..." needs the sentence before it
+        if _ANAPHOR.match(s) or (i > 0 and (_SHORT_VERDICT.match(s) or _SIMILAR.search(s))):
+            # "It ranges from ..." needs the sentence before it; so do "Middle schools
+            # run highest." and "... follow similar rules" (blind readers, round 15:
+            # "an orphan fragment", "'similar rules' refers to nothing")
+            score -= 1.0
         elif i > 0 and _POINTS_BACK.search(s):
             # "When that supervisor is out, ...", "Reconstructing that trail ...": "that"
             # names something only the sentence before it said (blind readers: "'that
@@ -706,6 +709,13 @@ _POINTS_BACK = re.compile(
 )
 _LONGEST = 40  # words: a longer sentence reads as a run-on (the judge marks 45)
 _RUN_ON = 45
+# A short sentence that ends on a verdict compared with something unsaid
+_SHORT_VERDICT = re.compile(r"^(?:\S+\s+){1,4}\S*(?:est|most|least|worst|best)$", re.IGNORECASE)
+_SIMILAR = re.compile(
+    r"\b(?:similar|the same|comparable)\s+(?:\w+\s+)?(?:rules|policies|requirements|"
+    r"steps|measures|problems|issues|results|numbers|practices)\b",
+    re.IGNORECASE,
+)
 _VERB_ITEM = re.compile(r", (?=([a-z]+s) (\w+))")
 _OBJECT_START = wordset("them it the a an each every all its their your")
 

@@ -239,6 +239,12 @@ _TO_VERBS = {
 }
 
 
+_VERB_TO = frozenset(
+    {"reports", "belongs", "answers", "responds", "talks", "speaks", "sells", "delivers",
+     "ships", "moves", "switches", "returns", "travels", "refers", "listens", "writes"}
+)  # fmt: skip
+
+
 @lru_cache(maxsize=65536)
 def you_form(predicate: str) -> str:
     """A subject-less third-person predicate told to the reader: "validates X and
@@ -269,6 +275,9 @@ def you_form(predicate: str) -> str:
                 # "... and is responsible for audits" -> "... and are responsible ..."
                 words[i + 1] = {"is": "are", "was": "were", "has": "have", "does": "do"}[low]
             elif nxt is not None and after != "to":
+                words[i + 1] = nxt
+            elif nxt is not None and after == "to" and low in _VERB_TO:
+                # "... and reports to a farmer board": "to" after a verb of these
                 words[i + 1] = nxt
     return " ".join(words)
 
