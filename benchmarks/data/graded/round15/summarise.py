@@ -7,7 +7,8 @@ d795dcf on three newer graphs (bank-aml-alerts, fire-sprinkler-inspection,
 financial-aid-verification); panel L: main 4ea4115 on three more (audit-pbc-requests,
 cpg-shelf-execution, fiber-build-closeout); panel M: main b5eeb42 on three more
 (apartment-unit-turns, gage-calibration, sterile-processing); panel N: main 4242f1d
-on three more (grain-storage, k12-device-fleet, stadium-gate-entry).
+on three more (grain-storage, k12-device-fleet, stadium-gate-entry); panel O: main
+f928677 on three more (home-care-evv, law-firm-conflicts, quarry-conveyors).
 
     uv run python benchmarks/data/graded/round15/summarise.py
 
