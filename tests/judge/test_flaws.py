@@ -176,30 +176,30 @@ def test_a_company_name_ending_in_a_number_is_no_key_in_the_subject() -> None:
     assert "names a graph node" in key.reason, key.reason
 
 
-def test_a_time_of_day_ends_no_sentence_before_a_lower_case_word() -> None:
-    # "from 8 to 11 a.m. and many calls ..." is one sentence, not a broken second one;
-    # "8 a.m. Call us" is still two.
-    email = _email(
-        extra="Phones ring from 8 to 11 a.m. and many calls go to voicemail. "
-        "We open at 8 a.m. Call us then.\n\n"
-    )
-    grammar = JUDGE.judge(email, SCENARIO).criteria["grammar"]
+@pytest.mark.parametrize(
+    ("whole", "broken"),
+    [
+        # "from 8 to 11 a.m. and many calls ..." is one sentence; "8 a.m. Call us" two
+        (
+            "Phones ring from 8 to 11 a.m. and many calls go to voicemail. "
+            "We open at 8 a.m. Call us then.",
+            "Phones ring from 8 to 11. and many calls go to voicemail.",
+        ),
+        # "0.0008 in. out of tolerance" (round 15's gage graph): a unit after a figure
+        (
+            "A height gage came back 0.0008 in. out of tolerance, and the team spent "
+            "four days tracing lots.",
+            "The team was all in. and then the audit came.",
+        ),
+    ],
+)
+def test_an_abbreviation_ends_no_sentence_before_a_lower_case_word(whole: str, broken: str) -> None:
+    """A time of day or a unit's abbreviation before a lower-case word ends no
+    sentence; the same full stop after a plain word still leaves a broken one."""
+    grammar = JUDGE.judge(_email(extra=whole + "\n\n"), SCENARIO).criteria["grammar"]
     assert grammar.score == 1.0, grammar.reason
-    broken = _email(extra="Phones ring from 8 to 11. and many calls go to voicemail.\n\n")
-    assert JUDGE.judge(broken, SCENARIO).criteria["grammar"].score < 1.0
-
-
-def test_a_unit_abbreviation_ends_no_sentence_before_a_lower_case_word() -> None:
-    # "0.0008 in. out of tolerance" (round 15's gage graph): one sentence; "all in. and
-    # then" without a unit before it is still a broken second one
-    email = _email(
-        extra="A height gage came back 0.0008 in. out of tolerance, and the team spent "
-        "four days tracing lots.\n\n"
-    )
-    grammar = JUDGE.judge(email, SCENARIO).criteria["grammar"]
-    assert grammar.score == 1.0, grammar.reason
-    broken = _email(extra="The team was all in. and then the audit came.\n\n")
-    assert JUDGE.judge(broken, SCENARIO).criteria["grammar"].score < 1.0
+    bad = JUDGE.judge(_email(extra=broken + "\n\n"), SCENARIO).criteria["grammar"]
+    assert bad.score < 1.0
 
 
 def test_a_list_item_needs_no_end_mark() -> None:

@@ -214,7 +214,7 @@ def reader_in_goal(obj: str, title: str, name: str = "") -> str:
     obj = _THEIR_FIRM.sub("your", obj)
     # a goal is written about the reader: "before their March budget deadline" is theirs
     obj = re.sub(r"\btheir\b", "your", obj)
-    words = [w for w in re.findall(r"[A-Z][\w'’-]+", name or "")]
+    words = re.findall(r"[A-Z][\w'’-]+", name or "")
     if words:
         forms = [
             rf"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof)\.?\s+{re.escape(words[-1])}",
